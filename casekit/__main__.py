@@ -1,0 +1,3 @@
+from casekit.cli import main
+
+main()

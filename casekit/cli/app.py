@@ -1,0 +1,31 @@
+"""The Typer application object shared by the command modules."""
+
+from __future__ import annotations
+
+import typer
+from rich.console import Console
+
+app = typer.Typer(
+    name="casekit",
+    help=(
+        "Build, validate, package and score benchmarks in which AI agents write "
+        "finite-element solvers for PDEs."
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode="rich",
+)
+console = Console(highlight=False)
+console_err = Console(stderr=True, highlight=False)
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", help="Print the casekit version and exit."),
+) -> None:
+    if version:
+        from casekit import __version__
+
+        console.print(__version__)
+        raise typer.Exit(0)

@@ -1,0 +1,1 @@
+"""casekit domain (filled in by the domain work)."""

@@ -1,0 +1,1 @@
+"""casekit validate (filled in below)."""

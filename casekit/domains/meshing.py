@@ -1,0 +1,460 @@
+"""Meshing a domain with gmsh (through pygmsh): one model for every track.
+
+:func:`gmsh_model` builds and meshes the gmsh model of a :class:`~casekit.domains.template.Domain`
+and yields it while gmsh is live (the DOLFINx track hands it to ``dolfinx.io.gmsh``, the deal.II
+track writes it to a ``.msh`` file); :func:`generate` returns plain arrays (:class:`MeshData`)
+for quality checks, pictures and meshio output.  Boundary tags become named physical groups;
+periodic pairs become gmsh periodicity constraints, so paired sides match node for node.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import gmsh
+import numpy as np
+import pygmsh
+
+from casekit.domains.geometry import Arc, Box, Line, Region
+from casekit.domains.template import Domain
+from casekit.errors import CasekitError
+
+#: gmsh element type -> (meshio name, topological dimension)
+GMSH_TYPES = {
+    1: ("line", 1), 8: ("line3", 1),
+    2: ("triangle", 2), 9: ("triangle6", 2), 3: ("quad", 2), 10: ("quad9", 2), 16: ("quad8", 2),
+    4: ("tetra", 3), 11: ("tetra10", 3), 5: ("hexahedron", 3), 12: ("hexahedron27", 3),
+}
+DOMAIN_GROUP = "domain"
+
+
+@dataclass(frozen=True)
+class MeshOptions:
+    """How fine and of what kind a mesh is.
+
+    ``cells_across`` is the target number of cells across the domain's diameter
+    (h = diameter / cells_across).  ``refine`` makes cells 4x smaller near the template's
+    refinement points (re-entrant corners) and puts at least 16 nodes on every circle.
+    """
+
+    cells_across: int = 20
+    order: int = 1
+    cell: str = "simplex"
+    refine: bool = True
+
+    def __post_init__(self) -> None:
+        if not 2 <= self.cells_across <= 4000:
+            raise CasekitError(f"cells_across {self.cells_across} is out of range", valid="2..4000")
+        if self.order not in (1, 2):
+            raise CasekitError(f"geometry order {self.order} is not supported", valid="1, 2")
+        if self.cell not in ("simplex", "quad"):
+            raise CasekitError(f"cell kind {self.cell!r} is not supported", valid="simplex, quad")
+
+    def h(self, domain: Domain) -> float:
+        return domain.geometry.diameter() / self.cells_across
+
+
+@dataclass
+class MeshData:
+    """A mesh as arrays: ``points`` (N, dim), ``cells`` (M, k) node indices of the
+    ``cell_type`` cells, and per boundary tag its facets (node indices)."""
+
+    dim: int
+    points: np.ndarray
+    cell_type: str
+    cells: np.ndarray
+    facet_type: str
+    facets: dict[str, np.ndarray] = field(default_factory=dict)
+    #: tag name -> physical group id in the gmsh model
+    tag_ids: dict[str, int] = field(default_factory=dict)
+    #: (source tag, target tag) -> array of (source node, target node) index pairs
+    periodic_nodes: dict[tuple[str, str], np.ndarray] = field(default_factory=dict)
+
+    @property
+    def num_cells(self) -> int:
+        return int(self.cells.shape[0])
+
+    def corner_cells(self) -> np.ndarray:
+        """Cells by their corner nodes only (drops the extra nodes of order-2 cells)."""
+        k = {"triangle": 3, "quad": 4, "tetra": 4, "hexahedron": 8}[self.cell_type.rstrip("0123456789")]
+        return self.cells[:, :k]
+
+    def measure(self) -> float:
+        return float(cell_measures(self).sum())
+
+    def centroids(self) -> np.ndarray:
+        return self.points[self.corner_cells()].mean(axis=1)
+
+    def to_meshio(self) -> Any:
+        import meshio
+
+        cell_data = {}
+        cells = [(self.cell_type, self.cells)]
+        tags = [np.zeros(self.num_cells, dtype=np.int32)]
+        for name, facets in self.facets.items():
+            cells.append((self.facet_type, facets))
+            tags.append(np.full(len(facets), self.tag_ids[name], dtype=np.int32))
+        cell_data["gmsh:physical"] = tags
+        field_data = {name: np.array([i, self.dim - 1]) for name, i in self.tag_ids.items()}
+        field_data[DOMAIN_GROUP] = np.array([0, self.dim])
+        return meshio.Mesh(self.points, cells, cell_data=cell_data, field_data=field_data)
+
+
+@dataclass(frozen=True)
+class MeshQuality:
+    num_cells: int
+    min_angle_deg: float | None  # simplices only
+    min_relative_measure: float
+    inverted: int
+
+    @property
+    def ok(self) -> bool:
+        return self.inverted == 0 and self.min_relative_measure > 0
+
+
+# --------------------------------------------------------------------------- gmsh model
+@contextmanager
+def gmsh_model(domain: Domain, options: MeshOptions | None = None) -> Iterator[Any]:
+    """Build and mesh the domain; yields the live ``gmsh`` module (single-threaded, fixed
+    options, so the same input gives the same mesh)."""
+    options = options or MeshOptions()
+    if gmsh.isInitialized():
+        raise CasekitError("gmsh is already in use in this process; finish that model first")
+    if options.cell not in domain.template.cells:
+        raise CasekitError(
+            f"domain template {domain.name!r} cannot be meshed with {options.cell} cells",
+            valid=", ".join(domain.template.cells),
+        )
+    geom = pygmsh.geo.Geometry(init_argv=["-noenv"])
+    with geom:
+        _fixed_options()
+        h = options.h(domain)
+        gmsh.option.setNumber("Mesh.MeshSizeMax", h)
+        gmsh.option.setNumber("Mesh.MeshSizeMin", 0.0)
+        if isinstance(domain.geometry, Region):
+            built = _build_region(geom, domain.geometry, h, options)
+        else:
+            built = _build_box(geom, domain.geometry, h, options)
+        # one synchronisation only: a second one drops mesh constraints set on the model
+        geom.synchronize()
+        _apply_queues(geom)
+        _periodic(domain, built)
+        if options.refine and built["refine_ids"]:
+            _refine_field(built["refine_ids"], h)
+        dim = domain.dim
+        try:
+            gmsh.model.mesh.generate(dim)
+            if options.cell == "quad" and dim == 2 and not built.get("structured"):
+                gmsh.model.mesh.recombine()
+            if options.order > 1:
+                gmsh.model.mesh.setOrder(options.order)
+        except Exception as exc:  # gmsh raises plain Exception with its log message
+            raise CasekitError(f"gmsh could not mesh domain {domain.name!r}: {exc}") from None
+        yield gmsh
+
+
+def _fixed_options() -> None:
+    for name, value in {
+        "General.Terminal": 0, "General.Verbosity": 1, "General.NumThreads": 1,
+        "Mesh.MaxNumThreads1D": 1, "Mesh.MaxNumThreads2D": 1, "Mesh.MaxNumThreads3D": 1,
+        "Mesh.RandomSeed": 1, "Mesh.Algorithm": 6, "Mesh.Algorithm3D": 1,
+        "Mesh.MeshSizeFromPoints": 0, "Mesh.MeshSizeFromCurvature": 0,
+        "Mesh.MeshSizeExtendFromBoundary": 0, "Mesh.Optimize": 1,
+        "Mesh.SecondOrderLinear": 0, "Mesh.HighOrderOptimize": 0,
+    }.items():
+        gmsh.option.setNumber(name, value)
+
+
+def _build_region(geom: pygmsh.geo.Geometry, region: Region, h: float,
+                  options: MeshOptions) -> dict[str, Any]:
+    points: dict[tuple[float, float], Any] = {}
+
+    def pt(p: tuple[float, float]) -> Any:
+        key = (round(p[0], 12), round(p[1], 12))
+        if key not in points:
+            points[key] = geom.add_point([p[0], p[1], 0.0], mesh_size=h)
+        return points[key]
+
+    curves_by_tag: dict[str, list[Any]] = {}
+    loops = []
+    curve_of_piece: dict[int, list[Any]] = {}
+    for loop in region.loops:
+        curves = []
+        for piece in loop.pieces:
+            seg = piece.segment
+            if isinstance(seg, Line):
+                parts = [geom.add_line(pt(seg.a), pt(seg.b))]
+            else:
+                parts = _arc_curves(geom, seg, pt, h, options)
+            curves.extend(parts)
+            curves_by_tag.setdefault(piece.tag, []).extend(parts)
+            curve_of_piece[id(piece)] = parts
+        loops.append(geom.add_curve_loop(curves))
+    surface = geom.add_plane_surface(loops[0], holes=loops[1:])
+    structured = False
+    if options.cell == "quad" and len(region.outer.pieces) == 4 and not region.holes and all(
+        isinstance(p.segment, Line) for p in region.outer.pieces
+    ):
+        # a quadrilateral outline: a structured grid of quads
+        n = max(1, round(max(p.segment.length() for p in region.outer.pieces) / h))
+        for p in region.outer.pieces:
+            for c in curve_of_piece[id(p)]:
+                geom.set_transfinite_curve(c, n + 1, "Progression", 1.0)
+        geom.set_transfinite_surface(surface, "Left", [])
+        structured = True
+    if options.cell == "quad":
+        geom.set_recombined_surfaces([surface])
+        gmsh.option.setNumber("Mesh.RecombinationAlgorithm", 1)
+        if not structured:
+            gmsh.option.setNumber("Mesh.RecombineAll", 1)
+            gmsh.option.setNumber("Mesh.Algorithm", 8)
+            gmsh.option.setNumber("Mesh.SubdivisionAlgorithm", 1)
+    geom.add_physical(surface, DOMAIN_GROUP)
+    for tag in region.tags():
+        geom.add_physical(curves_by_tag[tag], tag)
+    refine_ids = [pt(p)._id for p in region.refine_points]
+    return {"curves_by_tag": curves_by_tag, "structured": structured, "refine_ids": refine_ids}
+
+
+def _arc_curves(geom: pygmsh.geo.Geometry, arc: Arc, pt: Any, h: float,
+                options: MeshOptions) -> list[Any]:
+    """An arc as gmsh circle arcs of at most 90 degrees each (gmsh needs < 180)."""
+    n = max(1, math.ceil(abs(arc.sweep) / (math.pi / 2) - 1e-9))
+    center = pt(arc.center)
+    out = []
+    for i in range(n):
+        t0 = arc.start_angle + arc.sweep * i / n
+        t1 = arc.start_angle + arc.sweep * (i + 1) / n
+        a = (arc.center[0] + arc.radius * math.cos(t0), arc.center[1] + arc.radius * math.sin(t0))
+        b = (arc.center[0] + arc.radius * math.cos(t1), arc.center[1] + arc.radius * math.sin(t1))
+        if i == 0:
+            a = arc.start
+        if i == n - 1:
+            b = arc.end
+        c = geom.add_circle_arc(pt(a), center, pt(b))
+        if options.refine:
+            # small circles get at least 16 cells around
+            nodes = max(2, math.ceil(16 * abs(arc.sweep) / (2 * math.pi) / n) + 1)
+            if arc.radius * abs(arc.sweep) / n / (nodes - 1) < h:
+                geom.set_transfinite_curve(c, nodes, "Progression", 1.0)
+        out.append(c)
+    return out
+
+
+def _build_box(geom: pygmsh.geo.Geometry, box: Box, h: float, options: MeshOptions) -> dict[str, Any]:
+    (x0, y0, z0), (x1, y1, z1) = box.lo, box.hi
+    p = {}
+    for i, x in enumerate((x0, x1)):
+        for j, y in enumerate((y0, y1)):
+            for k, z in enumerate((z0, z1)):
+                p[i, j, k] = geom.add_point([x, y, z], mesh_size=h)
+    lines: dict[tuple, Any] = {}
+
+    def line(a: tuple, b: tuple) -> Any:
+        if (a, b) in lines:
+            return lines[a, b]
+        if (b, a) in lines:
+            return -lines[b, a]
+        lines[a, b] = geom.add_line(p[a], p[b])
+        return lines[a, b]
+
+    def face(corners: list[tuple]) -> Any:
+        curves = [line(corners[i], corners[(i + 1) % 4]) for i in range(4)]
+        return geom.add_plane_surface(geom.add_curve_loop(curves))
+
+    faces = {
+        "left": face([(0, 0, 0), (0, 0, 1), (0, 1, 1), (0, 1, 0)]),
+        "right": face([(1, 0, 0), (1, 1, 0), (1, 1, 1), (1, 0, 1)]),
+        "front": face([(0, 0, 0), (1, 0, 0), (1, 0, 1), (0, 0, 1)]),
+        "back": face([(0, 1, 0), (0, 1, 1), (1, 1, 1), (1, 1, 0)]),
+        "bottom": face([(0, 0, 0), (0, 1, 0), (1, 1, 0), (1, 0, 0)]),
+        "top": face([(0, 0, 1), (1, 0, 1), (1, 1, 1), (0, 1, 1)]),
+    }
+    volume = geom.add_volume(geom.add_surface_loop([faces[t] for t in box.tags()]))
+    if options.cell == "quad":
+        for (a, b), c in lines.items():
+            n = max(1, round(abs(np.subtract(box.hi, box.lo)[[i for i in range(3) if a[i] != b[i]][0]]) / h))
+            geom.set_transfinite_curve(c, n + 1, "Progression", 1.0)
+        for f in faces.values():
+            geom.set_transfinite_surface(f, "Left", [])
+        geom.set_recombined_surfaces(list(faces.values()))
+        geom.set_transfinite_volume(volume, [])
+        gmsh.option.setNumber("Mesh.RecombineAll", 1)
+    geom.add_physical(volume, DOMAIN_GROUP)
+    for tag in box.tags():
+        geom.add_physical(faces[tag], tag)
+    refine_ids = [geom.add_point(list(q), mesh_size=h)._id for q in box.refine_points]
+    return {"faces": faces, "structured": options.cell == "quad", "refine_ids": refine_ids}
+
+
+def _apply_queues(geom: pygmsh.geo.Geometry) -> None:
+    """Create the physical groups and mesh constraints pygmsh queued (after synchronising;
+    pygmsh would do this inside its own ``generate_mesh``, which casekit does not use)."""
+    for entities, label in geom._PHYSICAL_QUEUE:
+        d = entities[0].dim
+        tag = gmsh.model.addPhysicalGroup(d, [e._id for e in entities])
+        gmsh.model.setPhysicalName(d, tag, label)
+    geom._PHYSICAL_QUEUE.clear()
+    for queue in ("_RECOMBINE_ENTITIES", "_TRANSFINITE_CURVE_QUEUE", "_TRANSFINITE_SURFACE_QUEUE",
+                  "_TRANSFINITE_VOLUME_QUEUE"):
+        items = getattr(geom, queue)
+        for item in items:
+            {
+                "_RECOMBINE_ENTITIES": gmsh.model.mesh.setRecombine,
+                "_TRANSFINITE_CURVE_QUEUE": gmsh.model.mesh.setTransfiniteCurve,
+                "_TRANSFINITE_SURFACE_QUEUE": gmsh.model.mesh.setTransfiniteSurface,
+                "_TRANSFINITE_VOLUME_QUEUE": gmsh.model.mesh.setTransfiniteVolume,
+            }[queue](*item)
+        items.clear()
+
+
+def _group_entities(dim: int, name: str) -> list[int]:
+    for d, tag in gmsh.model.getPhysicalGroups(dim):
+        if gmsh.model.getPhysicalName(d, tag) == name:
+            return [int(e) for e in gmsh.model.getEntitiesForPhysicalGroup(d, tag)]
+    raise KeyError(name)
+
+
+def _periodic(domain: Domain, built: dict[str, Any]) -> None:
+    bdim = domain.dim - 1
+    for pair in domain.geometry.periodic:
+        t = list(pair.translation) + [0.0] * (3 - len(pair.translation))
+        affine = [1, 0, 0, t[0], 0, 1, 0, t[1], 0, 0, 1, t[2], 0, 0, 0, 1]
+        source = _group_entities(bdim, pair.source)
+        target = _group_entities(bdim, pair.target)
+        gmsh.model.mesh.setPeriodic(bdim, target, source, affine)
+
+
+def _refine_field(ids: list[int], h: float) -> None:
+    dist = gmsh.model.mesh.field.add("Distance")
+    gmsh.model.mesh.field.setNumbers(dist, "PointsList", ids)
+    thr = gmsh.model.mesh.field.add("Threshold")
+    gmsh.model.mesh.field.setNumber(thr, "InField", dist)
+    gmsh.model.mesh.field.setNumber(thr, "SizeMin", h / 4)
+    gmsh.model.mesh.field.setNumber(thr, "SizeMax", h)
+    gmsh.model.mesh.field.setNumber(thr, "DistMin", h / 2)
+    gmsh.model.mesh.field.setNumber(thr, "DistMax", 6 * h)
+    gmsh.model.mesh.field.setAsBackgroundMesh(thr)
+
+
+# --------------------------------------------------------------------------- arrays
+def generate(domain: Domain, options: MeshOptions | None = None) -> MeshData:
+    """Mesh the domain and return the mesh as arrays."""
+    with gmsh_model(domain, options) as g:
+        return extract(domain)
+
+
+def extract(domain: Domain) -> MeshData:
+    """The live gmsh model's mesh as :class:`MeshData` (call inside :func:`gmsh_model`)."""
+    dim = domain.dim
+    node_tags, coords, _ = gmsh.model.mesh.getNodes()
+    order = np.argsort(node_tags)
+    node_tags = node_tags[order]
+    points = coords.reshape(-1, 3)[order][:, :dim]
+    index = {int(t): i for i, t in enumerate(node_tags)}
+    lookup = np.vectorize(index.__getitem__, otypes=[np.int64])
+
+    def elements(d: int, entities: list[int]) -> tuple[str, np.ndarray]:
+        kinds: dict[int, list[np.ndarray]] = {}
+        for e in entities:
+            types, _, nodes = gmsh.model.mesh.getElements(d, e)
+            for t, n in zip(types, nodes, strict=True):
+                kinds.setdefault(int(t), []).append(np.asarray(n))
+        if len(kinds) != 1:
+            names = sorted(GMSH_TYPES.get(k, (str(k),))[0] for k in kinds)
+            raise CasekitError(f"mesh of {domain.name!r} has mixed or no {d}-D cells: {names}")
+        (t, parts), = kinds.items()
+        name = GMSH_TYPES[t][0]
+        nodes = np.concatenate(parts)
+        k = gmsh.model.mesh.getElementProperties(t)[3]
+        return name, lookup(nodes).reshape(-1, k)
+
+    cell_type, cells = elements(dim, _group_entities(dim, DOMAIN_GROUP))
+    facets = {}
+    tag_ids = {}
+    facet_type = ""
+    for d, tag in gmsh.model.getPhysicalGroups(dim - 1):
+        name = gmsh.model.getPhysicalName(d, tag)
+        facet_type, facets[name] = elements(d, _group_entities(d, name))
+        tag_ids[name] = int(tag)
+    periodic: dict[tuple[str, str], np.ndarray] = {}
+    for pair in domain.geometry.periodic:
+        pairs = []
+        for e in _group_entities(dim - 1, pair.target):
+            _, tnodes, snodes, _ = gmsh.model.mesh.getPeriodicNodes(dim - 1, e, includeHighOrderNodes=True)
+            pairs.append(np.column_stack([lookup(np.asarray(snodes)), lookup(np.asarray(tnodes))]))
+        periodic[pair.source, pair.target] = np.concatenate(pairs) if pairs else np.zeros((0, 2), int)
+    return MeshData(dim, points, cell_type, cells, facet_type, facets, tag_ids, periodic)
+
+
+def cell_measures(mesh: MeshData) -> np.ndarray:
+    """Signed area (2-D) or volume (3-D) of each cell from its corner nodes (negative =
+    inverted; quads and hexes are split into simplices)."""
+    c = mesh.corner_cells()
+    p = mesh.points
+    base = mesh.cell_type.rstrip("0123456789")
+    if base == "triangle":
+        return _tri_area(p[c[:, 0]], p[c[:, 1]], p[c[:, 2]])
+    if base == "quad":
+        return _tri_area(p[c[:, 0]], p[c[:, 1]], p[c[:, 2]]) + _tri_area(p[c[:, 0]], p[c[:, 2]], p[c[:, 3]])
+    if base == "tetra":
+        return _tet_vol(p[c[:, 0]], p[c[:, 1]], p[c[:, 2]], p[c[:, 3]])
+    # hexahedron (gmsh ordering): six tetrahedra around the 0-6 diagonal
+    tets = [(0, 1, 2, 6), (0, 2, 3, 6), (0, 3, 7, 6), (0, 7, 4, 6), (0, 4, 5, 6), (0, 5, 1, 6)]
+    return sum(_tet_vol(*(p[c[:, i]] for i in t)) for t in tets)
+
+
+def _tri_area(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    u, v = b - a, c - a
+    return 0.5 * (u[:, 0] * v[:, 1] - u[:, 1] * v[:, 0])
+
+
+def _tet_vol(a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray) -> np.ndarray:
+    return np.einsum("ij,ij->i", np.cross(b - a, c - a), d - a) / 6.0
+
+
+def quality(mesh: MeshData) -> MeshQuality:
+    """Inverted cells (non-positive measure) and the minimum angle of triangles."""
+    measures = cell_measures(mesh)
+    scale = np.abs(measures).max() if len(measures) else 1.0
+    inverted = int(np.count_nonzero(measures <= 1e-14 * scale))
+    min_angle = None
+    if mesh.cell_type.startswith("triangle"):
+        c = mesh.corner_cells()
+        p = mesh.points
+        angles = []
+        for i in range(3):
+            a, b, d = p[c[:, i]], p[c[:, (i + 1) % 3]], p[c[:, (i + 2) % 3]]
+            u, v = b - a, d - a
+            cos = np.einsum("ij,ij->i", u, v) / (np.linalg.norm(u, axis=1) * np.linalg.norm(v, axis=1))
+            angles.append(np.degrees(np.arccos(np.clip(cos, -1, 1))))
+        min_angle = float(np.min(angles))
+    sj = float(measures.min() / np.median(np.abs(measures))) if len(measures) else 0.0
+    return MeshQuality(mesh.num_cells, min_angle, sj, inverted)
+
+
+def write(mesh: MeshData, path: str) -> None:
+    """Write with meshio; the format follows the suffix (.msh, .xdmf, .vtu, ...)."""
+    import meshio
+
+    from casekit.jsonio import atomic_write_bytes
+
+    m = mesh.to_meshio()
+    if mesh.dim == 2:
+        m.points = np.column_stack([m.points, np.zeros(len(m.points))])
+    suffix = path.rsplit(".", 1)[-1].lower()
+    if suffix == "xdmf":  # xdmf writes a side .h5 file; write it in place
+        meshio.write(path, m)
+        return
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as tmp:
+        target = Path(tmp) / Path(path).name
+        kwargs = {"file_format": "gmsh22", "binary": False} if suffix == "msh" else {}
+        meshio.write(str(target), m, **kwargs)
+        atomic_write_bytes(Path(path), target.read_bytes())

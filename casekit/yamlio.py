@@ -1,0 +1,74 @@
+"""YAML for case sources: safe loading that rejects duplicate keys, deterministic dumping."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from casekit.errors import CasekitError
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """SafeLoader that refuses duplicate mapping keys instead of keeping the last one."""
+
+
+def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
+    loader.flatten_mapping(node)
+    out: dict[Any, Any] = {}
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if not isinstance(key, (str, int, float, bool)) or key is None:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"mapping keys must be strings, found {key!r}", key_node.start_mark
+            )
+        if key in out:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r}", key_node.start_mark
+            )
+        out[key] = loader.construct_object(value_node, deep=deep)
+    return out
+
+
+_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def loads(text: str, *, file: str | None = None) -> Any:
+    try:
+        return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise CasekitError(f"not valid YAML{where}: {problem}", file=file) from None
+
+
+def load(path: Path) -> Any:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CasekitError("file not found", file=str(path)) from None
+    except UnicodeDecodeError:
+        raise CasekitError("not UTF-8 text", file=str(path)) from None
+    return loads(text, file=str(path))
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+def _str_representer(dumper: yaml.SafeDumper, data: str) -> yaml.Node:
+    style = "|" if "\n" in data else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
+
+
+_Dumper.add_representer(str, _str_representer)
+
+
+def dumps(obj: Any) -> str:
+    """Block-style YAML with the caller's key order; the same object gives the same text."""
+    return yaml.dump(
+        obj, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False,
+        width=100,
+    )
