@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import sys
 
-import typer
-
 from casekit.cli.app import app, console_err
 from casekit.errors import CasekitError, UsageError
 
@@ -21,27 +19,12 @@ from casekit.cli import domain as _domain  # noqa: E402,F401  isort: skip
 
 def main() -> None:
     try:
-        app(standalone_mode=False)
+        app()  # standalone mode: usage errors print and exit 2 there
     except UsageError as exc:
-        console_err.print(f"[red]error:[/red] {exc}", highlight=False, markup=True)
+        console_err.print(f"[red]error:[/red] {exc}", highlight=False)
         sys.exit(2)
     except CasekitError as exc:
         console_err.print(f"[red]error:[/red] {exc}", highlight=False)
         for p in exc.problems[1:]:
             console_err.print(f"       {p.render()}", highlight=False)
         sys.exit(1)
-    except typer.Exit as exc:
-        sys.exit(exc.exit_code)
-    except typer.Abort:
-        console_err.print("aborted")
-        sys.exit(130)
-    except KeyboardInterrupt:
-        console_err.print("interrupted")
-        sys.exit(130)
-    except Exception as exc:  # click usage errors arrive here in non-standalone mode
-        import click
-
-        if isinstance(exc, click.exceptions.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
-        raise

@@ -20,12 +20,20 @@ console = Console(highlight=False)
 console_err = Console(stderr=True, highlight=False)
 
 
-@app.callback()
-def _root(
-    version: bool = typer.Option(False, "--version", help="Print the casekit version and exit."),
-) -> None:
-    if version:
+def _print_version(value: bool) -> None:
+    if value:
         from casekit import __version__
 
         console.print(__version__)
         raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", help="Print the casekit version and exit.", is_eager=True,
+        callback=_print_version,
+    ),
+) -> None:
+    """Build, validate, package and score benchmarks in which AI agents write
+    finite-element solvers for PDEs."""
