@@ -33,10 +33,8 @@ class Problem:
         )
 
     def render(self) -> str:
-        parts = [p for p in (self.file, self.case_id) if p]
-        where = ": ".join(parts)
-        pointer = self.pointer or "/"
-        text = f"{where}: {pointer}: {self.message}" if where else f"{pointer}: {self.message}"
+        parts = [p for p in (self.file, self.case_id, self.pointer) if p]
+        text = ": ".join([*parts, self.message])
         if self.valid:
             text += f" (valid: {self.valid})"
         return text

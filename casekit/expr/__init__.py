@@ -19,6 +19,7 @@ from casekit.expr.parser import (
     Z,
     ExpressionError,
     as_expr,
+    exact,
     param_symbol,
     parse,
 )
@@ -34,6 +35,7 @@ __all__ = [
     "Y",
     "Z",
     "as_expr",
+    "exact",
     "param_symbol",
     "parse",
     "to_cpp",

@@ -335,3 +335,12 @@ def as_expr(
     if isinstance(value, str):
         return parse(value, variables=variables, params=params)
     raise ExpressionError(f"expected a number or an expression string, not {type(value).__name__}")
+
+
+def exact(e: sp.Expr) -> sp.Expr:
+    """``e`` with every float replaced by the exact decimal rational it was written as
+    (0.1 -> 1/10), so derived data and residual checks are exact."""
+    floats = e.atoms(sp.Float) if isinstance(e, sp.Basic) else set()
+    if not floats:
+        return e
+    return e.xreplace({f: sp.Rational(repr(float(f))) for f in floats})

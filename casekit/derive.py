@@ -1,0 +1,532 @@
+"""Derivation: from a case source to the agent-facing ``case_spec`` and the hidden side.
+
+For a manufactured case the forcing, the boundary data of every tag and the initial data are
+derived with sympy from the manufactured solution, in the case's own dimension.  Boundary data
+never reproduce the solution in the interior (the leak rule of DESIGN section 5):
+
+* on a tag lying on one straight line or plane the data are the solution restricted to it,
+  ``u(P(x))`` with ``P`` the orthogonal projection on the line (``u(0, y)`` on ``x = 0``);
+* when that restriction would still be close to ``u`` inside (``u`` barely varies across the
+  tag), and on curved or many-piece tags, the data are ``g = u + s * phi`` where ``phi`` is a
+  level-set function that vanishes on the tag (a circle's ``(r^2 - R^2)/2R``, the product over
+  the tag's lines) and ``s`` is chosen so that ``g`` is far from ``u`` inside.
+
+Neumann, Robin and traction data use the exact outward normal of the tag.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+import sympy as sp
+
+from casekit import leak
+from casekit.domains import Domain, resolve
+from casekit.domains.geometry import LineCarrier
+from casekit.errors import CasekitError, Problem, pointer_join
+from casekit.expr import ExpressionError, T, as_expr, exact, param_symbol, to_text
+from casekit.families import FAMILIES, Family, Output
+from casekit.families.calculus import coords, lap
+from casekit.grid import Grid
+from casekit.model.source import CaseSource, TimeInterval
+from casekit.thresholds import evaluation_config
+
+#: the gap that derived boundary data aim for (well above the leak check's minimum)
+LIFT_GAP = 0.5
+
+
+@dataclass
+class BoundaryData:
+    tag: str
+    kind: str
+    value: Any = None  # sympy scalar or tuple
+    alpha: float | None = None
+    laplacian: Any = None
+    method: str = "given"  # "projection", "lift", "given" (typed by the author), "periodic"
+
+
+@dataclass
+class Derived:
+    source: CaseSource
+    family: Family
+    domain: Domain
+    transient: bool
+    params: dict[str, Any]
+    solution: dict[str, Any] | None
+    forcing: dict[str, Any]
+    boundary: list[BoundaryData]
+    initial: dict[str, Any]
+    time: TimeInterval | None
+    grid: Grid
+    output: Output
+    evaluation: dict[str, Any]
+    #: which parts of the agent-visible data the author typed (for imported or no-exact cases)
+    typed: list[str] = field(default_factory=list)
+
+    @property
+    def dim(self) -> int:
+        return self.domain.dim
+
+    @property
+    def case_id(self) -> str:
+        return self.source.id
+
+    @property
+    def t_out(self) -> float:
+        return float(self.time.t_end) if self.time else 0.0
+
+    @cached_property
+    def interior_points(self) -> np.ndarray:
+        pts = self.grid.points()
+        return pts[self.domain.inside(pts)]
+
+    def case_spec(self) -> dict[str, Any]:
+        return build_case_spec(self)
+
+    def hidden_solution_text(self) -> dict[str, Any] | None:
+        if self.solution is None:
+            return None
+        return {k: _text(v) for k, v in self.solution.items()}
+
+
+# --------------------------------------------------------------------------- entry point
+def derive(source: CaseSource) -> Derived:
+    """Derive a case; raises a :class:`CasekitError` listing every problem found."""
+    d = _Deriver(source)
+    derived = d.run()
+    if d.problems:
+        first = d.problems[0]
+        raise CasekitError(first.message, first.pointer, source.id, valid=first.valid,
+                           problems=d.problems)
+    assert derived is not None
+    return derived
+
+
+class _Deriver:
+    def __init__(self, source: CaseSource) -> None:
+        self.src = source
+        self.problems: list[Problem] = []
+
+    def fail(self, pointer: str, message: str, valid: str | None = None, check: str = "derive") -> None:
+        self.problems.append(Problem(message, pointer, self.src.id, valid=valid, check=check))
+
+    # -- parsing ------------------------------------------------------------------------
+    def parse(self, value: Any, pointer: str, variables: list[str], params: tuple[str, ...] = ()) -> Any:
+        try:
+            return exact(as_expr(value, variables=variables, params=params))
+        except ExpressionError as exc:
+            self.fail(pointer, exc.message, exc.valid, check="expression")
+            return None
+
+    def parse_field(self, value: Any, pointer: str, vector: bool, dim: int, variables: list[str]) -> Any:
+        if vector:
+            if not isinstance(value, list) or len(value) != dim:
+                self.fail(pointer, f"expected a list of {dim} component expressions",
+                          f"a list of {dim} expressions", check="family")
+                return None
+            parts = [self.parse(v, pointer_join(pointer[1:], i) if False else f"{pointer}/{i}",
+                                variables) for i, v in enumerate(value)]
+            return None if any(p is None for p in parts) else tuple(parts)
+        if isinstance(value, list):
+            self.fail(pointer, "expected one scalar expression, not a list", check="family")
+            return None
+        return self.parse(value, pointer, variables)
+
+    # -- the derivation -------------------------------------------------------------------
+    def run(self) -> Derived | None:
+        src = self.src
+        try:
+            family = FAMILIES.get(src.family)
+        except CasekitError as exc:
+            self.fail("/family", exc.message, exc.valid, check="family")
+            return None
+        try:
+            domain = resolve(src.domain.template, src.domain.params, case_id=src.id)
+        except CasekitError as exc:
+            for p in exc.problems or [exc.as_problem("domain")]:
+                self.problems.append(Problem(p.message, p.pointer, src.id, valid=p.valid, check="domain"))
+            return None
+        dim = domain.dim
+        if dim not in family.dims:
+            self.fail("/domain/template", f"family {family.name!r} has no {dim}-D cases",
+                      ", ".join(f"{d}-D" for d in family.dims), check="family")
+            return None
+        transient = self.time_mode(family)
+        variables = [c.name for c in coords(dim)] + (["t"] if transient else [])
+        params = self.params(family, dim, variables)
+        solution = self.solution(family, dim, variables) if src.manufactured else None
+        output = self.output(family)
+        grid = self.grid(domain)
+        if self.problems or output is None or grid is None:
+            return None
+        typed: list[str] = []
+        forcing = self.forcing(family, params, solution, dim, transient, variables, typed)
+        initial = self.initial(family, solution, dim, transient, variables, typed)
+        derived = Derived(src, family, domain, transient, params, solution, forcing or {}, [],
+                          initial or {}, src.pde.time, grid, output,
+                          evaluation_config(src.evaluation.to_dict() if src.evaluation else None),
+                          typed)
+        if self.problems:
+            return derived
+        derived.boundary = self.boundary(derived, variables)
+        return derived
+
+    def time_mode(self, family: Family) -> bool:
+        time = self.src.pde.time
+        if family.transient and not family.steady_allowed and time is None:
+            self.fail("/pde/time", f"family {family.name!r} is time-dependent: give pde.time",
+                      "{t0: number, t_end: number}", check="family")
+            return True
+        if not family.transient and time is not None:
+            self.fail("/pde/time", f"family {family.name!r} is steady: remove pde.time", check="family")
+            return False
+        if time is not None and not time.t_end > time.t0:
+            self.fail("/pde/time/t_end", "t_end must be greater than t0", f"a number > {time.t0}",
+                      check="family")
+        return time is not None
+
+    def params(self, family: Family, dim: int, variables: list[str]) -> dict[str, Any]:
+        given = self.src.pde.params or {}
+        out: dict[str, Any] = {}
+        known = [p.name for p in family.params]
+        for name in given:
+            if name not in known:
+                self.fail(f"/pde/params/{name}", f"unknown parameter {name!r} of family {family.name!r}",
+                          ", ".join(known) or "(none)", check="family")
+        for p in family.params:
+            ptr = f"/pde/params/{p.name}"
+            if p.name not in given:
+                self.fail(ptr, f"missing parameter {p.name!r} ({p.doc})", p.range_text(), check="family")
+                continue
+            value = given[p.name]
+            if p.kind == "number":
+                if isinstance(value, bool) or not isinstance(value, (int, float)):
+                    self.fail(ptr, f"parameter {p.name!r} must be a number", p.range_text(), check="family")
+                    continue
+                if not _in_range(p, float(value)):
+                    self.fail(ptr, f"parameter {p.name!r} = {value} is out of range", p.range_text(),
+                              check="range")
+                    continue
+                out[p.name] = exact(sp.Float(value) if isinstance(value, float) else sp.Integer(value))
+            elif p.kind == "vector":
+                if not (isinstance(value, list) and len(value) == dim
+                        and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)):
+                    self.fail(ptr, f"parameter {p.name!r} must be a list of {dim} numbers",
+                              f"[{', '.join(['number'] * dim)}]", check="family")
+                    continue
+                out[p.name] = tuple(exact(sp.Float(v)) for v in value)
+            elif p.kind == "field":
+                e = self.parse(value, ptr, variables)
+                if e is not None:
+                    out[p.name] = e
+            elif p.kind == "reaction":
+                e = self.parse(value, ptr, variables, params=("u",))
+                if e is not None:
+                    out[p.name] = e
+        return out
+
+    def solution(self, family: Family, dim: int, variables: list[str]) -> dict[str, Any] | None:
+        given = self.src.manufactured_solution or {}
+        names = [u.name for u in family.unknowns]
+        out: dict[str, Any] = {}
+        for name in given:
+            if name not in names:
+                self.fail(f"/manufactured_solution/{name}", f"unknown field {name!r} of family "
+                          f"{family.name!r}", ", ".join(names), check="family")
+        for u in family.unknowns:
+            if u.name not in given:
+                self.fail(f"/manufactured_solution/{u.name}", f"missing manufactured {u.doc or u.name}",
+                          check="family")
+                continue
+            v = self.parse_field(given[u.name], f"/manufactured_solution/{u.name}", u.vector, dim, variables)
+            if v is not None:
+                out[u.name] = v
+        return out
+
+    def output(self, family: Family) -> Output | None:
+        try:
+            return family.output(self.src.output.field)
+        except KeyError:
+            self.fail("/output/field", f"family {family.name!r} has no output field "
+                      f"{self.src.output.field!r}", ", ".join(o.name for o in family.outputs),
+                      check="family")
+            return None
+
+    def grid(self, domain: Domain) -> Grid | None:
+        """The evaluation grid (its bbox defaults to the domain's); whether it covers the domain
+        is checked on the case_spec (casekit.validate.case_checks.structure)."""
+        g = self.src.eval_grid
+        if (g.nz is not None) != (domain.dim == 3):
+            self.fail("/eval_grid/nz", "nz is required for 3-D domains and not allowed for 2-D ones",
+                      check="grid")
+            return None
+        bbox = tuple(g.bbox) if g.bbox is not None else domain.bbox()
+        if len(bbox) != 2 * domain.dim:
+            self.fail("/eval_grid/bbox", f"bbox needs {2 * domain.dim} numbers for a "
+                      f"{domain.dim}-D domain", check="grid")
+            return None
+        return Grid(g.nx, g.ny, tuple(float(v) for v in bbox), g.nz)
+
+    def forcing(self, family: Family, params: dict, solution: dict | None, dim: int,
+                transient: bool, variables: list[str], typed: list[str]) -> dict[str, Any] | None:
+        given = self.src.pde.forcing
+        if given is not None:
+            typed.append("forcing")
+            out = {}
+            vector = any(u.vector for u in family.unknowns[:1])
+            for name, value in given.items():
+                v = self.parse_field(value, f"/pde/forcing/{name}", vector and isinstance(value, list),
+                                     dim, variables)
+                if v is not None:
+                    out[name] = v
+            return out
+        if solution is None:
+            self.fail("/pde/forcing", "a case without a manufactured solution must give its forcing",
+                      check="reference")
+            return None
+        return family.operator(solution, params, dim, transient)
+
+    def initial(self, family: Family, solution: dict | None, dim: int, transient: bool,
+                variables: list[str], typed: list[str]) -> dict[str, Any] | None:
+        wanted = ["u", "v"] if family.time_order == 2 else ["u"]
+        given = self.src.initial
+        if not transient:
+            if given is not None:
+                self.fail("/initial", "a steady case has no initial data", check="family")
+            return {}
+        if given is not None:
+            typed.append("initial")
+            out = {}
+            for name in given:
+                if name not in wanted:
+                    self.fail(f"/initial/{name}", f"unknown initial field {name!r}", ", ".join(wanted),
+                              check="family")
+                else:
+                    v = self.parse_field(given[name], f"/initial/{name}", False, dim, variables)
+                    if v is not None:
+                        out[name] = v
+            return out
+        if solution is None:
+            self.fail("/initial", "a case without a manufactured solution must give its initial data",
+                      ", ".join(wanted), check="reference")
+            return None
+        t0 = exact(sp.Float(self.src.pde.time.t0))  # type: ignore[union-attr]
+        u = solution["u"]
+        out = {"u": u.subs(T, t0)}
+        if family.time_order == 2:
+            out["v"] = sp.diff(u, T).subs(T, t0)
+        return out
+
+    def boundary(self, d: Derived, variables: list[str]) -> list[BoundaryData]:
+        src, family, domain = self.src, d.family, d.domain
+        tags = domain.tags()
+        for tag in src.boundary:
+            if tag not in tags:
+                self.fail(f"/boundary/{tag}", f"domain {domain.name!r} has no boundary tag {tag!r}",
+                          ", ".join(tags), check="boundary")
+        periodic_tags = {t for pair in domain.geometry.periodic for t in (pair.source, pair.target)}
+        out: list[BoundaryData] = []
+        for tag in tags:
+            ptr = f"/boundary/{tag}"
+            spec = src.boundary.get(tag)
+            if spec is None:
+                self.fail(ptr, f"boundary part {tag!r} has no condition",
+                          ", ".join(family.bc_kinds), check="boundary")
+                continue
+            if spec.kind not in family.bc_kinds:
+                self.fail(f"{ptr}/kind" if not isinstance(spec.to_dict(), str) else ptr,
+                          f"family {family.name!r} does not support {spec.kind} conditions",
+                          ", ".join(family.bc_kinds), check="boundary")
+                continue
+            if spec.kind == "periodic":
+                out.append(self.periodic(domain, tag, spec, periodic_tags, ptr))
+                continue
+            if (spec.kind == "robin") != (spec.alpha is not None):
+                self.fail(ptr, "alpha is required for robin conditions and only for them",
+                          check="boundary")
+                continue
+            if spec.laplacian is not None and "laplacian" not in family.dirichlet_extra:
+                self.fail(f"{ptr}/laplacian", "only biharmonic conditions carry a laplacian", check="boundary")
+                continue
+            carriers = domain.geometry.carriers(tag)
+            normal = carriers[0].normal_expr() if len(carriers) == 1 else None
+            if spec.kind in ("neumann", "robin") and normal is None:
+                self.fail(ptr, f"{spec.kind} data need a boundary part with one exact normal; {tag!r} "
+                          f"has {len(carriers)} different pieces",
+                          ", ".join(t for t in tags if len(domain.geometry.carriers(t)) == 1) + " (or dirichlet)",
+                          check="boundary")
+                continue
+            if spec.value is not None or not src.manufactured:
+                out.append(self.given_bc(d, tag, spec, variables, ptr))
+            else:
+                out.append(self.derived_bc(d, tag, spec, carriers, normal))
+        self.check_well_posed(d, out)
+        return out
+
+    def periodic(self, domain: Domain, tag: str, spec: Any, periodic_tags: set[str], ptr: str) -> BoundaryData:
+        if tag not in periodic_tags:
+            self.fail(ptr, f"boundary part {tag!r} has no periodic partner on domain {domain.name!r}",
+                      ", ".join(sorted(periodic_tags)) or "(no periodic tags on this domain)",
+                      check="boundary")
+        else:
+            for pair in domain.geometry.periodic:
+                if tag in (pair.source, pair.target):
+                    other = pair.target if tag == pair.source else pair.source
+                    partner = self.src.boundary.get(other)
+                    if partner is None or partner.kind != "periodic":
+                        self.fail(ptr, f"periodic part {tag!r} needs its partner {other!r} periodic too",
+                                  check="boundary")
+        return BoundaryData(tag, "periodic", method="periodic")
+
+    def given_bc(self, d: Derived, tag: str, spec: Any, variables: list[str], ptr: str) -> BoundaryData:
+        if spec.value is None:
+            self.fail(f"{ptr}/value", "a case without a manufactured solution must give boundary values",
+                      check="reference")
+            return BoundaryData(tag, spec.kind)
+        d.typed.append(f"boundary/{tag}")
+        vector = d.family.unknowns[0].vector
+        value = self.parse_field(spec.value, f"{ptr}/value", vector, d.dim, variables)
+        lap_v = None
+        if "laplacian" in d.family.dirichlet_extra and spec.kind == "dirichlet":
+            if spec.laplacian is None and not self.src.manufactured:
+                self.fail(f"{ptr}/laplacian", "biharmonic conditions need the laplacian data", check="family")
+            elif spec.laplacian is not None:
+                lap_v = self.parse(spec.laplacian, f"{ptr}/laplacian", variables)
+        return BoundaryData(tag, spec.kind, value, spec.alpha, lap_v, "given")
+
+    def derived_bc(self, d: Derived, tag: str, spec: Any, carriers: list, normal: Any) -> BoundaryData:
+        sol, family, dim = d.solution, d.family, d.dim
+        assert sol is not None
+        main = family.unknowns[0].name
+        if spec.kind == "dirichlet":
+            value, method = _dirichlet(d, sol[main], carriers)
+            lap_v = None
+            if "laplacian" in family.dirichlet_extra:
+                lap_v, _ = _dirichlet(d, lap(sol[main], dim), carriers, compare_to=sol[main])
+            return BoundaryData(tag, "dirichlet", value, None, lap_v, method)
+        flux = family.flux(sol, d.params, normal, dim)  # type: ignore[misc]
+        if spec.kind == "robin":
+            flux = flux + exact(sp.Float(spec.alpha)) * sol[main]
+        projection = carriers[0].projection() if isinstance(carriers[0], LineCarrier) else None
+        return BoundaryData(tag, spec.kind, _restrict(flux, projection), spec.alpha, None,
+                            "projection" if projection else "exact normal")
+
+    def check_well_posed(self, d: Derived, out: list[BoundaryData]) -> None:
+        kinds = {b.kind for b in out}
+        if d.family.needs_dirichlet and not d.transient and "dirichlet" not in kinds and "robin" not in kinds:
+            self.fail("/boundary", f"a steady {d.family.name} problem without any dirichlet (or robin) "
+                      "part is singular", "at least one dirichlet boundary part", check="boundary")
+
+
+# --------------------------------------------------------------------------- helpers
+def _dirichlet(d: Derived, u: Any, carriers: list, compare_to: Any = None) -> tuple[Any, str]:
+    """Leak-free Dirichlet data for ``u`` on a tag (see the module docstring)."""
+    target = u if compare_to is None else compare_to
+    kind = d.output.kind if compare_to is None else "scalar"
+    if len(carriers) == 1 and isinstance(carriers[0], LineCarrier):
+        g = _restrict(u, carriers[0].projection())
+        if leak.min_gap(leak.gaps(g, target, kind, d.interior_points, d.t_out, d.dim)) >= LIFT_GAP:
+            return g, "projection"
+    phi = sp.Mul(*[c.level_set() for c in carriers])
+    return _lift(d, u, phi, target, kind), "lift"
+
+
+def _lift(d: Derived, u: Any, phi: sp.Expr, target: Any, kind: str) -> Any:
+    """u + s * phi with the smallest 'round' s whose gap to the target reaches LIFT_GAP."""
+    pts, t = d.interior_points, d.t_out
+    phi_v = leak.evaluate(phi, pts, t, d.dim)
+    u_v = leak.evaluate(target, pts, t, d.dim)
+    ref = max(float(np.linalg.norm(u_v)), 1e-12 * len(pts))
+    base = float(np.linalg.norm(phi_v)) or 1.0
+    s = 2 * LIFT_GAP * ref / base
+    s = float(f"{s:.2g}")
+    for _ in range(8):
+        g = tuple(c + exact(sp.Float(s)) * phi for c in u) if isinstance(u, tuple) else u + exact(sp.Float(s)) * phi
+        if leak.min_gap(leak.gaps(g, target, kind, pts, t, d.dim)) >= LIFT_GAP:
+            return g
+        s *= 2
+    return g
+
+
+def _restrict(value: Any, projection: dict | None) -> Any:
+    if projection is None:
+        return value
+    if isinstance(value, tuple):
+        return tuple(sp.sympify(v).subs(projection, simultaneous=True) for v in value)
+    return sp.sympify(value).subs(projection, simultaneous=True)
+
+
+def _in_range(p: Any, v: float) -> bool:
+    if p.minimum is not None and (v <= p.minimum if p.exclusive_minimum else v < p.minimum):
+        return False
+    return not (p.maximum is not None and v > p.maximum)
+
+
+def tidy(e: Any) -> Any:
+    """A readable but exact form of a derived expression."""
+    if isinstance(e, tuple):
+        return tuple(tidy(c) for c in e)
+    e = sp.sympify(e)
+    if sp.count_ops(e) < 200:
+        e = sp.factor_terms(sp.expand(e))
+    return e
+
+
+def _text(v: Any) -> Any:
+    if isinstance(v, tuple):
+        return [_text(c) for c in v]
+    v = sp.sympify(v)
+    if v.is_Number:
+        f = float(v)
+        return int(f) if f.is_integer() and abs(f) < 2**53 else f
+    return to_text(v)
+
+
+def _param_text(value: Any) -> Any:
+    return value
+
+
+def build_case_spec(d: Derived) -> dict[str, Any]:
+    family, params = d.family, d.source.pde.params or {}
+    pde: dict[str, Any] = {"type": family.name, "params": {}}
+    for p in family.params:
+        if p.name not in params:
+            continue
+        v = params[p.name]
+        pde["params"][p.name] = _text(d.params[p.name]) if isinstance(v, str) else v
+    pde["forcing"] = {k: _text(tidy(v)) for k, v in d.forcing.items()}
+    if d.time is not None:
+        pde["time"] = d.time.to_dict()
+    bc: dict[str, list] = {}
+    for b in d.boundary:
+        if b.kind == "periodic":
+            continue
+        entry: dict[str, Any] = {"tag": b.tag}
+        if b.alpha is not None:
+            entry["alpha"] = b.alpha
+        entry["value"] = _text(tidy(b.value))
+        if b.laplacian is not None:
+            entry["laplacian"] = _text(tidy(b.laplacian))
+        bc.setdefault(b.kind, []).append(entry)
+    periodic = [p for p in d.domain.geometry.periodic
+                if any(b.kind == "periodic" and b.tag == p.source for b in d.boundary)]
+    if periodic:
+        bc["periodic"] = [{"tags": [p.source, p.target], "translation": list(p.translation)}
+                          for p in periodic]
+    spec: dict[str, Any] = {"pde": pde, "domain": d.domain.spec(), "bc": {
+        k: bc[k] for k in ("dirichlet", "neumann", "robin", "periodic") if k in bc}}
+    if d.initial:
+        spec["ic"] = {k: _text(tidy(v)) for k, v in d.initial.items()}
+    spec["eval_grid"] = d.grid.spec()
+    output: dict[str, Any] = {"format": "npz", "field": d.output.name}
+    comps = d.output.components(d.dim)
+    if comps:
+        output["components"] = comps
+    spec["output"] = output
+    return spec
+
+
+__all__ = ["BoundaryData", "Derived", "derive", "param_symbol", "tidy"]

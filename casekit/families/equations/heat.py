@@ -1,0 +1,23 @@
+"""Heat: du/dt - div(kappa grad u) = f."""
+
+from casekit.families.base import Family, Output, Param, Unknown, register
+from casekit.families.calculus import div, dot, dt, grad
+
+register(Family(
+    name="heat",
+    title="Heat equation",
+    math_type=("parabolic",),
+    unknowns=(Unknown("u", doc="the temperature"),),
+    params=(Param("kappa", "diffusivity (a number or a positive expression)", kind="field",
+                  default=1.0, minimum=0.0, exclusive_minimum=True, positive=True),),
+    operator=lambda f, p, dim, tr: {
+        "f": dt(f["u"]) - div(tuple(p["kappa"] * g for g in grad(f["u"], dim)), dim)},
+    flux=lambda f, p, n, dim: p["kappa"] * dot(grad(f["u"], dim), n),
+    flux_text="kappa * du/dn",
+    bc_kinds=("dirichlet", "neumann", "robin", "periodic"),
+    time_order=1,
+    outputs=(Output("u", "scalar", "u", "the solution u at t_end"),),
+    equation="du/dt - div(kappa grad u) = f in the domain for t0 < t <= t_end, u = u0 at t0",
+    consideration=("Balance the time-step error with the spatial error (a second-order scheme "
+                   "such as Crank-Nicolson or BDF2 allows larger steps)."),
+))

@@ -1,0 +1,26 @@
+"""Steady Navier-Stokes: -nu Laplace(u) + (u . grad) u + grad(p) = f, div(u) = 0."""
+
+from casekit.families.base import Family, Output, Param, Unknown, register
+from casekit.families.calculus import advect, div, grad, vlap
+from casekit.families.equations.stokes import fluid_traction
+
+register(Family(
+    name="navier_stokes",
+    title="Steady incompressible Navier-Stokes flow",
+    math_type=("incompressible_flow",),
+    unknowns=(Unknown("u", vector=True, doc="the velocity"), Unknown("p", doc="the pressure")),
+    params=(Param("nu", "kinematic viscosity", default=0.1, minimum=0.0, maximum=100.0,
+                  exclusive_minimum=True),),
+    operator=lambda f, p, dim, tr: {"f": tuple(
+        -p["nu"] * a + c + b for a, c, b in zip(
+            vlap(f["u"], dim), advect(f["u"], f["u"], dim), grad(f["p"], dim), strict=True))},
+    constraints=lambda f, p, dim: {"div(u)": div(f["u"], dim)},
+    flux=fluid_traction,
+    flux_text="nu (grad u) n - p n",
+    bc_kinds=("dirichlet", "neumann", "periodic"),
+    outputs=(Output("velocity_magnitude", "magnitude", "u", "|u|"),
+             Output("velocity", "components", "u", "the velocity components")),
+    equation="-nu Laplace(u) + (u . grad) u + grad(p) = f and div(u) = 0 in the domain",
+    consideration=("Solve the nonlinear system with Newton's method (continuation in nu helps at "
+                   "higher Reynolds numbers) on an inf-sup stable pair such as Taylor-Hood."),
+))

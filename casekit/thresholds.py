@@ -1,0 +1,42 @@
+"""The one place thresholds are defined and computed.
+
+tau_acc = max(alpha_acc * e_base, tau_min) and tau_time = alpha_time * t_base, with the keys and
+ranges of ``schemas/defs.schema.json#/$defs/evaluation_config`` and these defaults (the paper's).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from casekit.errors import CasekitError
+
+DEFAULTS: dict[str, Any] = {
+    "target_metric": "rel_l2_grid",
+    "timeout_sec": 300.0,
+    "alpha_acc": 10.0,
+    "alpha_time": 3.0,
+    "tau_min": 1e-6,
+}
+
+#: sanity ranges of calibration results; outside them a case is rejected, never patched
+E_BASE_RANGE = (0.0, 0.05)
+T_BASE_RANGE = (1e-4, 3600.0)
+
+
+def evaluation_config(given: dict[str, Any] | None) -> dict[str, Any]:
+    """The complete evaluation config: the given keys over the defaults, in schema order."""
+    given = given or {}
+    return {k: given.get(k, v) for k, v in DEFAULTS.items()}
+
+
+def thresholds(config: dict[str, Any], e_base: float, t_base: float) -> dict[str, float]:
+    """tau_acc and tau_time from an evaluation config and the calibration's e_base, t_base."""
+    for name, value, (lo, hi) in (("e_base", e_base, E_BASE_RANGE), ("t_base", t_base, T_BASE_RANGE)):
+        if not (isinstance(value, (int, float)) and math.isfinite(value) and lo <= value <= hi):
+            raise CasekitError(f"{name} = {value!r} is outside its sanity range",
+                               valid=f"a finite number in [{lo:g}, {hi:g}]")
+    return {
+        "tau_acc": max(config["alpha_acc"] * e_base, config["tau_min"]),
+        "tau_time": config["alpha_time"] * t_base,
+    }

@@ -1,0 +1,222 @@
+"""Static validation of case sources and case records.
+
+:func:`validate_paths` accepts case source files (``*.yaml``), directories of them, and JSONL
+files of case records.  Every finding is a :class:`~casekit.errors.Problem` naming the file, the
+case, the JSON pointer of the field, what is wrong and what would be valid; ``check`` classifies
+it (``schema``, ``naming``, ``leak.symbolic``, ``residual``, ...) for the per-class summary.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from casekit import schema
+from casekit.derive import Derived, derive
+from casekit.errors import CasekitError, Problem, UsageError
+from casekit.families import FAMILIES
+from casekit.jsonio import iter_jsonl
+from casekit.model.record import CaseRecord
+from casekit.model.source import CaseSource, load_source_dict
+from casekit.tracks import TRACKS
+from casekit.validate.case_checks import Settings, run_all
+from casekit.validate.view import CaseView, view_of_record
+
+SOURCE_SUFFIXES = (".yaml", ".yml")
+
+
+@dataclass
+class Report:
+    problems: list[Problem] = field(default_factory=list)
+    files: int = 0
+    cases: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def by_check(self) -> dict[str, tuple[int, int]]:
+        """check class -> (problems, distinct cases)."""
+        counts = Counter(p.check for p in self.problems)
+        cases: dict[str, set] = {}
+        for p in self.problems:
+            cases.setdefault(p.check, set()).add((p.file, p.case_id))
+        return {k: (counts[k], len(cases[k])) for k in sorted(counts)}
+
+    def failed_cases(self) -> int:
+        return len({(p.file, p.case_id) for p in self.problems})
+
+
+def collect(paths: Iterable[Path]) -> list[Path]:
+    """The files to validate; a path that does not exist or has an unknown kind is a usage error."""
+    out: list[Path] = []
+    for path in paths:
+        path = Path(path)
+        if path.is_dir():
+            found = sorted(p for p in path.rglob("*") if p.suffix in (*SOURCE_SUFFIXES, ".jsonl"))
+            out.extend(found)
+        elif path.is_file():
+            if path.suffix not in (*SOURCE_SUFFIXES, ".jsonl"):
+                raise UsageError(f"cannot validate {path}: not a case source or a JSONL of records",
+                                 valid="*.yaml, *.yml, *.jsonl or a directory")
+            out.append(path)
+        else:
+            raise UsageError(f"{path} does not exist")
+    return out
+
+
+def validate_paths(paths: Iterable[Path], settings: Settings | None = None) -> Report:
+    settings = settings or Settings()
+    report = Report()
+    ids: dict[str, str] = {}
+    for path in collect(paths):
+        report.files += 1
+        items = _records(path) if path.suffix == ".jsonl" else _sources(path)
+        for case_id, problems in items:
+            report.cases += 1
+            if case_id is not None:
+                where = f"{path}" if path.suffix != ".jsonl" else f"{path}"
+                if case_id in ids:
+                    problems.append(Problem(f"duplicate case id (also in {ids[case_id]})", "/id",
+                                            case_id, check="unique_id"))
+                else:
+                    ids[case_id] = where
+            report.problems.extend(p.located(file=str(path)) for p in problems)
+            if settings is not None:
+                pass
+    return report
+
+
+# --------------------------------------------------------------------------- sources
+def _sources(path: Path) -> Iterator[tuple[str | None, list[Problem]]]:
+    try:
+        data = load_source_dict(path)
+    except CasekitError as exc:
+        yield None, [Problem(exc.message, check="yaml")]
+        return
+    case_id = data.get("id") if isinstance(data.get("id"), str) else None
+    yield case_id, check_source(data, path)
+
+
+def check_source(data: dict[str, Any], path: Path | None = None,
+                 settings: Settings | None = None) -> list[Problem]:
+    """Every problem of one case source (as loaded from YAML)."""
+    case_id = data.get("id") if isinstance(data.get("id"), str) else None
+    problems = [p.located(case_id=case_id) for p in schema.validate(data, "case_source")]
+    if any(not p.message.startswith("unknown field") for p in problems):
+        return problems  # structurally broken: deeper checks would only repeat it
+    source = CaseSource.from_dict(data)
+    source.path = path
+    problems += _naming(source, path)
+    problems += _tracks(source.tracks, "/tracks", source.id)
+    try:
+        derived = derive(source)
+    except CasekitError as exc:
+        return problems + [p.located(case_id=source.id) for p in (exc.problems or [exc.as_problem()])]
+    problems += _typed(derived)
+    problems += run_all(_view_of_derived(derived), settings)
+    return problems
+
+
+def _naming(source: CaseSource, path: Path | None) -> list[Problem]:
+    out = []
+    if not source.id.startswith(source.family + "_"):
+        out.append(Problem(f"case id must start with its family name {source.family + '_'!r}", "/id",
+                           source.id, valid=f"{source.family}_<name>", check="naming"))
+    if path is not None:
+        if path.stem != source.id:
+            out.append(Problem(f"file name {path.name!r} must be the case id", "/id", source.id,
+                               valid=f"{source.id}.yaml", check="naming"))
+        if path.parent.parent.name == "cases" and path.parent.name != source.family:
+            out.append(Problem(f"case sources live under cases/<family>/; this one is under "
+                               f"{path.parent.name!r}", "/family", source.id,
+                               valid=f"cases/{source.family}/{path.name}", check="naming"))
+    return out
+
+
+def _tracks(names: list[str], pointer: str, case_id: str) -> list[Problem]:
+    return [Problem(f"unknown track {t!r}", f"{pointer}/{i}", case_id, valid=", ".join(TRACKS.names()),
+                    check="tracks") for i, t in enumerate(names) if t not in TRACKS]
+
+
+def _typed(d: Derived) -> list[Problem]:
+    if not d.source.manufactured:
+        return []
+    where = {"forcing": "/pde/forcing", "initial": "/initial"}
+    return [Problem(f"{what.replace('/', ' ')} data are typed although casekit derives them from the "
+                    "manufactured solution", where.get(what, "/" + what), d.case_id,
+                    valid="remove them (forcing, boundary and initial data are derived)",
+                    check="typed_data") for what in d.typed]
+
+
+def _view_of_derived(d: Derived) -> CaseView:
+    tags = {}
+    spec = d.case_spec()
+    for kind in ("dirichlet", "neumann", "robin"):
+        for i, entry in enumerate(spec["bc"].get(kind, [])):
+            tags[f"/bc/{kind}/{i}"] = entry["tag"]
+    typed = set(d.typed)
+
+    def locate(pointer: str) -> str:
+        parts = pointer.split("/")
+        if pointer.startswith("/bc/") and len(parts) >= 4 and "/".join(parts[:4]) in tags:
+            return f"/boundary/{tags['/'.join(parts[:4])]}"
+        if pointer.startswith("/pde/forcing"):
+            return pointer if "forcing" in typed else "/manufactured_solution"
+        if pointer.startswith("/ic/"):
+            return "/initial/" + parts[2] if "initial" in typed else "/manufactured_solution"
+        if pointer.startswith("/bc"):
+            return "/boundary"
+        if pointer.startswith("/domain"):
+            return "/domain"
+        return "/manufactured_solution" if pointer in ("/", "") else pointer
+
+    return CaseView(d.case_id, d.family, d.domain, spec, d.hidden_solution_text(), locate)
+
+
+# --------------------------------------------------------------------------- records
+def _records(path: Path) -> Iterator[tuple[str | None, list[Problem]]]:
+    try:
+        for lineno, data in iter_jsonl(path):
+            case_id = data.get("id") if isinstance(data, dict) and isinstance(data.get("id"), str) else None
+            problems = check_record(data) if isinstance(data, dict) else [
+                Problem("a record must be a JSON object", check="schema")]
+            yield case_id, [Problem(p.message, p.pointer, p.case_id, f"{path}:{lineno}", p.valid, p.check)
+                            for p in problems]
+    except CasekitError as exc:
+        yield None, [Problem(exc.message, check="jsonl")]
+
+
+def check_record(data: dict[str, Any], settings: Settings | None = None) -> list[Problem]:
+    case_id = data.get("id") if isinstance(data.get("id"), str) else None
+    problems = [p.located(case_id=case_id) for p in schema.validate(data, "case_record")]
+    if problems:
+        return problems
+    record = CaseRecord.from_dict(data)
+    if record.compute_hash() != record.content_hash:
+        problems.append(Problem("content_hash does not match the record", "/content_hash", record.id,
+                                valid=record.compute_hash(), check="integrity"))
+    fam_name = record.pde_classification.equation_family
+    if fam_name not in FAMILIES:
+        return problems + [Problem(f"unknown family {fam_name!r}", "/pde_classification/equation_family",
+                                   record.id, valid=", ".join(FAMILIES.names()), check="family")]
+    family = FAMILIES.get(fam_name)
+    if not record.id.startswith(fam_name + "_"):
+        problems.append(Problem(f"case id must start with its family name {fam_name + '_'!r}", "/id",
+                                record.id, check="naming"))
+    allowed = family.allowed_math_types()
+    for i, m in enumerate(record.pde_classification.math_type):
+        if m not in allowed:
+            problems.append(Problem(f"math type {m!r} does not fit family {fam_name!r}",
+                                    f"/pde_classification/math_type/{i}", record.id,
+                                    valid=", ".join(sorted(allowed)), check="family"))
+    problems += _tracks(record.supported_libraries, "/supported_libraries", record.id)
+    try:
+        view = view_of_record(data)
+    except CasekitError as exc:
+        return problems + [Problem(p.message, p.pointer, record.id, valid=p.valid, check="domain")
+                           for p in (exc.problems or [exc.as_problem()])]
+    return problems + run_all(view, settings)

@@ -1,0 +1,368 @@
+"""Semantic checks of a case (a :class:`CaseView`): one registered function per rule.
+
+* ``residual`` -- the stated forcing satisfies the stated PDE with the hidden solution, in the
+  case's own dimension (exactly, symbolically; numerically-zero-but-inexact is its own class);
+  constraints such as div(u) = 0 hold.
+* ``boundary_data`` / ``initial_data`` -- the stated data agree with the hidden solution on
+  each boundary part (with the exact outward normal) and at t0.
+* ``leak`` -- no visible expression reproduces the hidden solution inside the domain.
+* ``coefficients`` -- positive coefficients are positive on the domain.
+* ``periodicity`` -- a periodic case has a periodic solution.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import sympy as sp
+
+from casekit import leak
+from casekit.domains.geometry import Box, Region
+from casekit.errors import Problem
+from casekit.expr import COORDS, T
+from casekit.families.calculus import lap
+from casekit.registry import Registry
+from casekit.validate.view import CaseView, parse_all, visible_values
+
+
+@dataclass(frozen=True)
+class Settings:
+    gap_min: float = leak.GAP_MIN
+    residual_tol: float = 1e-9
+    data_tol: float = 1e-8
+
+
+Check = Callable[[CaseView, Settings], list[Problem]]
+CHECKS: Registry[Check] = Registry("case check")
+
+
+def check(name: str) -> Callable[[Check], Check]:
+    def deco(fn: Check) -> Check:
+        return CHECKS.register(name, fn)
+
+    return deco
+
+
+def _times(view: CaseView) -> list[float]:
+    if not view.transient:
+        return [0.0]
+    return [view.t0, 0.5 * (view.t0 + view.t_end), view.t_end]
+
+
+def _values(expr: Any, pts: np.ndarray, t: float, dim: int) -> np.ndarray:
+    return leak.evaluate(expr, pts, t, dim)
+
+
+def _rel(a: np.ndarray, b: np.ndarray, floor: float = 0.0) -> float:
+    """RMS difference relative to the larger RMS of the two (or ``floor``, the problem's scale,
+    when both are tiny)."""
+    rms = lambda v: float(np.sqrt(np.mean(np.square(np.ravel(v)))))  # noqa: E731
+    return rms(np.ravel(a) - np.ravel(b)) / max(rms(a), rms(b), floor, 1e-300)
+
+
+def _exactly_zero(e: sp.Expr) -> bool:
+    if e == 0:
+        return True
+    e = sp.nsimplify(e, rational=True) if e.has(sp.Float) else e
+    if sp.count_ops(e) > 400:
+        return bool(sp.expand(e) == 0)
+    return bool(sp.simplify(e) == 0)
+
+
+def _components(v: Any) -> tuple:
+    return tuple(v) if isinstance(v, (tuple, list)) else (v,)
+
+
+@check("residual")
+def residual(view: CaseView, s: Settings) -> list[Problem]:
+    if view.solution is None:
+        return []
+    expected = view.family.operator(view.solution, view.params, view.dim, view.transient)
+    stated = {k: view.expr(v) for k, v in view.spec["pde"].get("forcing", {}).items()}
+    problems: list[Problem] = []
+    pts = view.sample_points(200)
+    for name, value in expected.items():
+        ptr = f"/pde/forcing/{name}"
+        if name not in stated:
+            problems.append(view.problem(ptr, f"forcing {name!r} is missing", "residual"))
+            continue
+        if len(_components(value)) != len(_components(stated[name])):
+            problems.append(view.problem(ptr, f"forcing {name!r} has {len(_components(stated[name]))} "
+                                         f"components, the {view.dim}-D PDE needs {len(_components(value))}",
+                                         "residual"))
+            continue
+        worst = max(_rel(_values(value, pts, t, view.dim), _values(stated[name], pts, t, view.dim))
+                    for t in _times(view))
+        if worst > s.residual_tol:
+            problems.append(view.problem(
+                ptr, f"the stated forcing does not satisfy the {view.dim}-D {view.family.name} "
+                f"equation with the manufactured solution (relative residual {worst:.2e})",
+                "residual", f"the forcing derived from the solution in {view.dim}-D"))
+        elif not all(_exactly_zero(sp.sympify(a) - b) for a, b in
+                     zip(_components(value), _components(stated[name]), strict=True)):
+            problems.append(view.problem(
+                ptr, f"the stated forcing matches the PDE only up to rounding (relative residual "
+                f"{worst:.1e}); the residual is not exactly zero", "residual_inexact",
+                "an exact forcing (derived, never typed)"))
+    for name, value in view.family.constraints(view.solution, view.params, view.dim).items():
+        worst = max(float(np.max(np.abs(_values(value, pts, t, view.dim)))) for t in _times(view))
+        if worst > s.residual_tol and not _exactly_zero(value):
+            problems.append(view.problem("/", f"the manufactured solution violates {name} = 0 "
+                                         f"(max {worst:.2e})", "residual"))
+    return problems
+
+
+def _tag_points(view: CaseView, tag: str, n: int = 40) -> np.ndarray:
+    geo = view.domain.geometry
+    if isinstance(geo, Region):
+        return np.concatenate([p.segment.sample(n)[1:-1] for p in geo.tag_pieces(tag)])
+    assert isinstance(geo, Box)
+    axis, side = geo._face(tag)
+    g = np.linspace(0.05, 0.95, 7)
+    others = [i for i in range(3) if i != axis]
+    a, b = np.meshgrid(g, g)
+    pts = np.zeros((a.size, 3))
+    for i, w in zip(others, (a.ravel(), b.ravel()), strict=True):
+        pts[:, i] = geo.lo[i] + w * (geo.hi[i] - geo.lo[i])
+    pts[:, axis] = geo.hi[axis] if side else geo.lo[axis]
+    return pts
+
+
+@check("boundary_data")
+def boundary_data(view: CaseView, s: Settings) -> list[Problem]:
+    if view.solution is None:
+        return []
+    fam, sol = view.family, view.solution
+    main = sol[fam.unknowns[0].name]
+    problems = []
+    for kind in ("dirichlet", "neumann", "robin"):
+        for i, entry in enumerate(view.spec["bc"].get(kind, [])):
+            tag = entry["tag"]
+            if tag not in view.domain.tags():
+                continue  # reported by the structural checks
+            carriers = view.domain.geometry.carriers(tag)
+            expected: list[tuple[str, Any]] = []
+            if kind == "dirichlet":
+                expected.append(("value", main))
+                if "laplacian" in entry:
+                    expected.append(("laplacian", lap(main, view.dim)))
+            elif len(carriers) == 1 and fam.flux is not None:
+                flux = fam.flux(sol, view.params, carriers[0].normal_expr(), view.dim)
+                if kind == "robin":
+                    flux = flux + sp.Rational(repr(float(entry["alpha"]))) * main
+                expected.append(("value", flux))
+            else:
+                continue
+            pts = _tag_points(view, tag)
+            for key, exp in expected:
+                stated = view.expr(entry[key])
+                if len(_components(stated)) != len(_components(exp)):
+                    problems.append(view.problem(f"/bc/{kind}/{i}/{key}", f"{kind} data on {tag!r} "
+                                                 f"have the wrong number of components", "boundary_data"))
+                    continue
+                worst = max(_rel(_values(stated, pts, t, view.dim), _values(exp, pts, t, view.dim),
+                                     1e-3 * view.solution_scale)
+                            for t in _times(view))
+                if worst > s.data_tol:
+                    problems.append(view.problem(
+                        f"/bc/{kind}/{i}/{key}", f"{kind} {key} on {tag!r} disagree with the "
+                        f"manufactured solution on that boundary part (relative error {worst:.2e})",
+                        "boundary_data"))
+    return problems
+
+
+@check("initial_data")
+def initial_data(view: CaseView, s: Settings) -> list[Problem]:
+    if view.solution is None or not view.transient:
+        return []
+    u = view.solution[view.family.unknowns[0].name]
+    expected = {"u": u.subs(T, view.t0)}
+    if view.family.time_order == 2:
+        expected["v"] = sp.diff(u, T).subs(T, view.t0)
+    problems = []
+    pts = view.sample_points(200)
+    for name, exp in expected.items():
+        if name not in view.spec.get("ic", {}):
+            problems.append(view.problem(f"/ic/{name}", f"initial data {name!r} are missing", "initial_data"))
+            continue
+        worst = _rel(_values(view.expr(view.spec["ic"][name]), pts, view.t0, view.dim),
+                     _values(exp, pts, view.t0, view.dim), 1e-3 * view.solution_scale)
+        if worst > s.data_tol:
+            problems.append(view.problem(f"/ic/{name}", f"initial data {name!r} disagree with the "
+                                         f"manufactured solution at t0 (relative error {worst:.2e})",
+                                         "initial_data"))
+    return problems
+
+
+@check("leak")
+def leak_check(view: CaseView, s: Settings) -> list[Problem]:
+    if view.solution is None:
+        return []
+    out = view.output
+    sol = view.solution[out.of]
+    problems = []
+    pts = view.interior_points
+    for pointer, value, params in visible_values(view.spec, view.family):
+        if params:  # reaction terms are functions of u, not fields
+            continue
+        expr = view.expr(value)
+        gap = leak.min_gap(leak.gaps(expr, sol, out.kind, pts, view.t_end, view.dim))
+        if gap >= s.gap_min:
+            continue
+        what = _describe(pointer, view.spec)
+        if gap < 1e-9 and leak.symbolically_equal(expr, sol):
+            problems.append(view.problem(pointer, f"{what} is the hidden solution itself: evaluating "
+                                         "it everywhere reproduces the reference", "leak.symbolic",
+                                         "data restricted to the boundary (casekit derives them)"))
+        else:
+            problems.append(view.problem(pointer, f"{what} is within {gap:.3f} (relative L2) of the "
+                                         f"hidden solution inside the domain", "leak.numeric",
+                                         f"a relative gap of at least {s.gap_min}"))
+    return problems
+
+
+def _describe(pointer: str, spec: dict[str, Any]) -> str:
+    parts = pointer.strip("/").split("/")
+    if parts[0] == "bc":
+        tag = spec["bc"][parts[1]][int(parts[2])]["tag"]
+        return f"the {parts[1]} {parts[3]} on {tag!r}"
+    if parts[0] == "ic":
+        return f"the initial data {parts[1]!r} (compared at t_end)"
+    if parts[1] == "forcing":
+        return "the forcing"
+    return f"the coefficient {parts[-1]!r}"
+
+
+@check("coefficients")
+def coefficients(view: CaseView, s: Settings) -> list[Problem]:
+    problems = []
+    pts = view.interior_points
+    for p in view.family.params:
+        if not p.positive or p.name not in view.params:
+            continue
+        low = min(float(np.min(_values(view.params[p.name], pts, t, view.dim))) for t in _times(view))
+        if not low > 0:
+            problems.append(view.problem(f"/pde/params/{p.name}", f"{p.name} must be positive on the "
+                                         f"domain but reaches {low:.3g}", "range", "a positive field"))
+    return problems
+
+
+@check("periodicity")
+def periodicity(view: CaseView, s: Settings) -> list[Problem]:
+    if view.solution is None or "periodic" not in view.spec["bc"]:
+        return []
+    problems = []
+    for i, pair in enumerate(view.spec["bc"]["periodic"]):
+        src, _ = pair["tags"]
+        shift = np.asarray(pair["translation"], dtype=float)
+        pts = _tag_points(view, src)
+        for name, u in view.solution.items():
+            for t in _times(view):
+                a = _values(u, pts, t, view.dim)
+                b = _values(u, pts + shift, t, view.dim)
+                worst = _rel(a, b, 1e-3 * view.solution_scale)
+                grads = [sp.diff(c, x) for c in _components(u) for x in COORDS[: view.dim]]
+                worst = max(worst, *(_rel(_values(g, pts, t, view.dim), _values(g, pts + shift, t, view.dim),
+                                          1e-3 * view.solution_scale) for g in grads))
+                if worst > s.data_tol:
+                    problems.append(view.problem(
+                        f"/bc/periodic/{i}", f"the manufactured {name!r} is not periodic across "
+                        f"{pair['tags'][0]!r}/{pair['tags'][1]!r} (relative mismatch {worst:.2e})",
+                        "periodicity"))
+                    break
+    return problems
+
+
+def structure(view: CaseView) -> list[Problem]:
+    """Structural consistency of a case_spec with its family and domain; the semantic checks
+    run only on a structurally sound case."""
+    spec, dom, fam = view.spec, view.domain, view.family
+    problems: list[Problem] = []
+    if spec["pde"]["type"] != fam.name:
+        problems.append(view.problem("/pde/type", f"pde type {spec['pde']['type']!r} differs from the "
+                                     f"family {fam.name!r}", "family", fam.name))
+    if view.dim not in fam.dims:
+        problems.append(view.problem("/domain/type", f"family {fam.name!r} has no {view.dim}-D cases",
+                                     "family"))
+    if spec["domain"]["dim"] != view.dim:
+        problems.append(view.problem("/domain/dim", f"dim {spec['domain']['dim']} differs from the "
+                                     f"{view.dim}-D domain {dom.name!r}", "domain", str(view.dim)))
+    if sorted(spec["domain"]["boundary_tags"]) != sorted(dom.tags()):
+        problems.append(view.problem("/domain/boundary_tags", "boundary tags differ from the domain's",
+                                     "boundary", ", ".join(dom.tags())))
+    bounds = [float(v) for v in spec["domain"]["bounds"]]
+    if len(bounds) != len(dom.bbox()) or not np.allclose(bounds, dom.bbox(), atol=1e-9):
+        problems.append(view.problem("/domain/bounds", "bounds differ from the domain's bounding box",
+                                     "domain", ", ".join(f"{v:g}" for v in dom.bbox())))
+    seen: dict[str, str] = {}
+    for kind in ("dirichlet", "neumann", "robin"):
+        if kind in spec["bc"] and kind not in fam.bc_kinds:
+            problems.append(view.problem(f"/bc/{kind}", f"family {fam.name!r} does not support {kind} "
+                                         "conditions", "boundary", ", ".join(fam.bc_kinds)))
+        for i, entry in enumerate(spec["bc"].get(kind, [])):
+            _claim(view, seen, entry["tag"], f"/bc/{kind}/{i}/tag", problems)
+    for i, entry in enumerate(spec["bc"].get("periodic", [])):
+        pairs = {(p.source, p.target): p for p in dom.geometry.periodic}
+        pair = pairs.get(tuple(entry["tags"]))
+        if pair is None:
+            problems.append(view.problem(f"/bc/periodic/{i}/tags", "not a periodic pair of the domain",
+                                         "boundary", "; ".join(f"{a}/{b}" for a, b in pairs) or "(none)"))
+        elif not np.allclose(entry["translation"], pair.translation):
+            problems.append(view.problem(f"/bc/periodic/{i}/translation", "wrong translation", "boundary",
+                                         str(list(pair.translation))))
+        for t in entry["tags"]:
+            _claim(view, seen, t, f"/bc/periodic/{i}/tags", problems)
+    for tag in dom.tags():
+        if tag not in seen:
+            problems.append(view.problem("/bc", f"boundary part {tag!r} has no condition", "boundary"))
+    problems.extend(_grid_covers(view))
+    problems.extend(parse_all(view))
+    return problems
+
+
+def _claim(view: CaseView, seen: dict[str, str], tag: str, pointer: str, problems: list[Problem]) -> None:
+    if tag not in view.domain.tags():
+        problems.append(view.problem(pointer, f"domain {view.domain.name!r} has no boundary tag {tag!r}",
+                                     "boundary", ", ".join(view.domain.tags())))
+    elif tag in seen:
+        problems.append(view.problem(pointer, f"boundary part {tag!r} has two conditions "
+                                     f"(also at {seen[tag]})", "boundary"))
+    else:
+        seen[tag] = pointer
+
+
+def _grid_covers(view: CaseView) -> list[Problem]:
+    g = view.spec["eval_grid"]
+    if ("nz" in g) != (view.dim == 3):
+        return [view.problem("/eval_grid/nz", "nz is required for 3-D domains and not allowed for "
+                             "2-D ones", "grid")]
+    bbox = g["bbox"]
+    if len(bbox) != 2 * view.dim:
+        return [view.problem("/eval_grid/bbox", f"bbox needs {2 * view.dim} numbers", "grid")]
+    for i in range(view.dim):
+        if not bbox[2 * i] < bbox[2 * i + 1]:
+            return [view.problem(f"/eval_grid/bbox/{2 * i + 1}", f"{'xyz'[i]}max must exceed "
+                                 f"{'xyz'[i]}min", "grid")]
+    dom = view.domain.bbox()
+    tol = 1e-9 * view.domain.geometry.diameter()
+    for i in range(view.dim):
+        if bbox[2 * i] > dom[2 * i] + tol or bbox[2 * i + 1] < dom[2 * i + 1] - tol:
+            return [view.problem("/eval_grid/bbox", "the evaluation grid does not cover the domain",
+                                 "grid", f"a box containing [{', '.join(f'{v:g}' for v in dom)}]")]
+    if not view.domain.inside(view.grid.points()).any():
+        return [view.problem("/eval_grid", "no grid point lies inside the domain", "grid")]
+    return []
+
+
+def run_all(view: CaseView, settings: Settings | None = None) -> list[Problem]:
+    """Structure first; the semantic checks only when the structure is sound."""
+    problems = structure(view)
+    if problems:
+        return problems
+    settings = settings or Settings()
+    for _, fn in CHECKS.items():
+        problems.extend(fn(view, settings))
+    return problems
