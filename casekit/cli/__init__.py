@@ -14,6 +14,7 @@ from casekit.errors import CasekitError, UsageError
 
 # command modules register themselves on import (order = order in --help)
 from casekit.cli import validate as _validate  # noqa: E402,F401  isort: skip
+from casekit.cli import author as _author  # noqa: E402,F401  isort: skip
 from casekit.cli import domain as _domain  # noqa: E402,F401  isort: skip
 
 

@@ -16,8 +16,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode="rich",
 )
-console = Console(highlight=False)
-console_err = Console(stderr=True, highlight=False)
+console = Console(highlight=False, soft_wrap=True)
+console_err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def _print_version(value: bool) -> None:

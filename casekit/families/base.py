@@ -113,8 +113,8 @@ class Family:
     #: a steady problem with only these BC kinds is singular (needs a Dirichlet part)
     needs_dirichlet: bool = True
     axes: tuple[Axis, ...] = ()
-    #: builds a complete case source dict from a design point (see casekit.authoring)
-    build_case: Callable[..., dict[str, Any]] | None = field(default=None, repr=False)
+    #: default recipe for authoring cases (see casekit.authoring.builder for the keys)
+    authoring: Mapping[str, Any] = field(default_factory=dict, repr=False)
     #: math type of transient cases when it differs from ``math_type`` (steady)
     transient_math_type: tuple[str, ...] | None = None
 

@@ -1,6 +1,6 @@
 """Biharmonic: Laplace^2(u) = f, with u and Laplace(u) given on the boundary."""
 
-from casekit.families.base import Family, Output, Unknown, register
+from casekit.families.base import Axis, Family, Output, Unknown, register
 from casekit.families.calculus import lap
 
 register(Family(
@@ -18,4 +18,12 @@ register(Family(
     consideration=("A fourth-order problem: use a mixed formulation (w = -Laplace(u)) or a C0 "
                    "interior penalty method; plain C0 Lagrange elements cannot discretise it "
                    "directly."),
+    axes=(
+        Axis("solution", "character of the solution", {
+            "smooth": {"solution": {"kind": "trig"}},
+            "polynomial": {"solution": {"kind": "poly", "options": {"degree": 5}}},
+            "peak": {"solution": {"kind": "gauss", "options": {"width": 0.15}}},
+        }),
+    ),
+    authoring={"bc": "dirichlet", "calibration": {"degree": 2, "cells_across": 48}},
 ))

@@ -1,6 +1,7 @@
 """Viscous Burgers (scalar): du/dt + u (grad(u) . b) - nu Laplace(u) = f."""
 
-from casekit.families.base import Family, Output, Param, Unknown, register
+from casekit.families.axes import bc_axis, horizon_axis
+from casekit.families.base import Axis, Family, Output, Param, Unknown, register
 from casekit.families.calculus import dot, dt, grad, lap
 
 register(Family(
@@ -22,4 +23,21 @@ register(Family(
     equation="du/dt + u (grad(u) . b) - nu Laplace(u) = f for t0 < t <= t_end, u = u0 at t0",
     consideration=("Small nu gives steep fronts: treat the nonlinearity implicitly (Newton) or "
                    "semi-implicitly and keep the CFL number |u| dt / h moderate."),
+    axes=(
+        Axis("viscosity", "viscosity: moderate (0.1) or low (0.01, steep gradients)", {
+            "moderate": {"params": {"nu": 0.1}},
+            "low": {"params": {"nu": 0.01},
+                    "calibration": {"cells_across": lambda c: c.cells_across(96, 20)}},
+        }),
+        horizon_axis({"t_end": 0.25, "factor": "grow", "rate": 8.0},
+                     {"t_end": 1.0, "factor": "decay", "rate": 1.0}),
+        Axis("solution", "character of the solution", {
+            "smooth": {"solution": {"kind": "trig"}},
+            "front": {"solution": {"kind": "front", "options": {"delta": 0.1}}},
+        }),
+        bc_axis("dirichlet", "mixed"),
+    ),
+    authoring={"params": {"b": [1.0, 1.0, 1.0]}, "solution": {"kind": "trig"},
+               "calibration": {"degree": 2, "cells_across": lambda c: c.cells_across(48, 14),
+                               "scheme": "bdf2", "steps": 80, "newton_rtol": 1e-10}},
 ))

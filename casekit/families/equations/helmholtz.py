@@ -1,6 +1,9 @@
 """Helmholtz: -Laplace(u) - k^2 u = f."""
 
-from casekit.families.base import Family, Output, Param, Unknown, register
+import math
+
+from casekit.families.axes import bc_axis
+from casekit.families.base import Axis, Family, Output, Param, Unknown, register
 from casekit.families.calculus import dot, grad, lap
 
 register(Family(
@@ -18,4 +21,20 @@ register(Family(
     equation="-Laplace(u) - k^2 u = f in the domain",
     consideration=("The operator is indefinite: resolve the wavelength 2*pi/k with several "
                    "cells (pollution error grows with k) and use a direct or suitable solver."),
+    axes=(
+        Axis("wavenumber", "wavelengths across the domain: 1 (low), 3 (medium), 6 (high)", {
+            "low": {"params": {"k": lambda c: round(2 * math.pi * 1 / c.size, 2)}},
+            "medium": {"params": {"k": lambda c: round(2 * math.pi * 3 / c.size, 2)}},
+            "high": {"params": {"k": lambda c: round(2 * math.pi * 6 / c.size, 2)},
+                     "calibration": {"cells_across": lambda c: c.cells_across(96, 20)}},
+        }),
+        Axis("solution", "smooth, or a plane wave at the case's wavenumber", {
+            "smooth": {"solution": {"kind": "trig"}},
+            "oscillatory": {"solution": {"kind": "plane_wave",
+                                         "options": {"k": lambda c: 0.9 * c.params["k"]}}},
+        }),
+        bc_axis("dirichlet", "robin", "mixed"),
+    ),
+    authoring={"solution": {"kind": "trig"},
+               "calibration": {"degree": 2, "cells_across": lambda c: c.cells_across(64, 14)}},
 ))

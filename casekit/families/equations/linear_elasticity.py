@@ -2,7 +2,8 @@
 
 import sympy as sp
 
-from casekit.families.base import Family, Output, Param, Unknown, register
+from casekit.families.axes import bc_axis
+from casekit.families.base import Axis, Family, Output, Param, Unknown, register
 from casekit.families.calculus import div, jacobian, matvec, row_div
 
 
@@ -36,4 +37,18 @@ register(Family(
               "eps(u) = (grad u + grad u^T)/2, lambda = E nu/((1+nu)(1-2nu)), mu = E/(2(1+nu))"),
     consideration=("For nu close to 1/2 displacement-only low-order elements lock; use higher "
                    "degree or a mixed displacement-pressure formulation."),
+    axes=(
+        Axis("compressibility", "Poisson's ratio: compressible (0.3) or nearly incompressible (0.49)", {
+            "compressible": {"params": {"nu": 0.3}},
+            "nearly_incompressible": {"params": {"nu": 0.49},
+                                      "calibration": {"degree": 3}},
+        }),
+        Axis("solution", "character of the displacement", {
+            "smooth": {"solution": {"kind": "trig"}},
+            "polynomial": {"solution": {"kind": "poly"}},
+        }),
+        bc_axis("dirichlet", "mixed"),
+    ),
+    authoring={"params": {"E": 1.0}, "solution": {"kind": "trig"},
+               "calibration": {"degree": 2, "cells_across": lambda c: c.cells_across(40, 10)}},
 ))

@@ -1,7 +1,8 @@
 """Reaction-diffusion: [du/dt] - epsilon Laplace(u) + R(u) = f."""
 
 from casekit.expr import param_symbol
-from casekit.families.base import Family, Output, Param, Unknown, register
+from casekit.families.axes import bc_axis, steady_or_transient
+from casekit.families.base import Axis, Family, Output, Param, Unknown, register
 from casekit.families.calculus import dot, dt, grad, lap
 
 
@@ -31,4 +32,21 @@ register(Family(
               "(with du/dt added on the left when the case has a time interval)"),
     consideration=("A nonlinear R(u) needs Newton's method (or a semi-implicit treatment in "
                    "time); stiff reaction terms limit explicit time steps."),
+    axes=(
+        Axis("reaction", "reaction term: linear decay, Allen-Cahn cubic, or logistic (Fisher-KPP)", {
+            "linear": {"params": {"reaction": "2*u"}},
+            "cubic": {"params": {"reaction": "u**3 - u"}},
+            "logistic": {"params": {"reaction": "-u*(1 - u)"}},
+        }),
+        Axis("stiffness", "diffusion relative to reaction: mild (epsilon 0.1) or stiff (0.005)", {
+            "mild": {"params": {"epsilon": 0.1}},
+            "stiff": {"params": {"epsilon": 0.005},
+                      "calibration": {"cells_across": lambda c: c.cells_across(96, 20)}},
+        }),
+        steady_or_transient({"t_end": 0.5, "factor": "decay", "rate": 1.0}),
+        bc_axis("dirichlet", "robin"),
+    ),
+    authoring={"solution": {"kind": "trig"},
+               "calibration": {"degree": 2, "cells_across": lambda c: c.cells_across(48, 14),
+                               "scheme": "crank_nicolson", "steps": 40, "newton_rtol": 1e-10}},
 ))

@@ -1,6 +1,7 @@
 """Stokes: -nu Laplace(u) + grad(p) = f, div(u) = 0."""
 
-from casekit.families.base import Family, Output, Param, Unknown, register
+from casekit.families.axes import bc_axis
+from casekit.families.base import Axis, Family, Output, Param, Unknown, register
 from casekit.families.calculus import div, grad, jacobian, matvec, vlap
 
 
@@ -28,4 +29,17 @@ register(Family(
     equation="-nu Laplace(u) + grad(p) = f and div(u) = 0 in the domain",
     consideration=("Use an inf-sup stable pair (e.g. Taylor-Hood P2/P1); with velocity given on "
                    "the whole boundary the pressure is fixed only up to a constant."),
+    axes=(
+        Axis("viscosity", "kinematic viscosity: 1 or 0.01 (pressure dominates the balance)", {
+            "unit": {"params": {"nu": 1.0}},
+            "small": {"params": {"nu": 0.01}},
+        }),
+        Axis("solution", "stream function of the velocity: trigonometric or polynomial", {
+            "smooth": {"solution": {"kind": "trig"}},
+            "polynomial": {"solution": {"kind": "poly", "options": {"degree": 4}}},
+        }),
+        bc_axis("dirichlet", "mixed"),
+    ),
+    authoring={"solution": {"kind": "trig"}, "pressure": {"kind": "trig"},
+               "calibration": {"degree": 2, "cells_across": lambda c: c.cells_across(40, 10)}},
 ))

@@ -1,6 +1,7 @@
 """Wave: d2u/dt2 - c^2 Laplace(u) = f, with u and du/dt given at t0."""
 
-from casekit.families.base import Family, Output, Param, Unknown, register
+from casekit.families.axes import bc_axis, horizon_axis
+from casekit.families.base import Axis, Family, Output, Param, Unknown, register
 from casekit.families.calculus import dot, dt, grad, lap
 
 register(Family(
@@ -21,4 +22,16 @@ register(Family(
               "at t0"),
     consideration=("Use an energy-conserving or second-order scheme (Newmark average "
                    "acceleration, leapfrog under a CFL limit c dt / h < 1)."),
+    axes=(
+        Axis("speed", "wave speed: slow (0.5) or fast (2)", {
+            "slow": {"params": {"c": 0.5}},
+            "fast": {"params": {"c": 2.0}, "calibration": {"steps": 160}},
+        }),
+        horizon_axis({"t_end": 0.5, "factor": "standing", "rate": 5.0},
+                     {"t_end": 2.0, "factor": "standing", "rate": 1.25}),
+        bc_axis("dirichlet", "mixed"),
+    ),
+    authoring={"solution": {"kind": "trig"},
+               "calibration": {"degree": 2, "cells_across": lambda c: c.cells_across(40, 12),
+                               "scheme": "newmark", "steps": 100}},
 ))

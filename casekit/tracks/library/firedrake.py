@@ -1,5 +1,6 @@
-"""The firedrake track."""
+"""The Firedrake track."""
 
-from casekit.tracks.base import TRACKS, Track
+from casekit.tracks.base import FAMILY_NAMES, TRACKS, Track
 
-TRACKS.register("firedrake", Track("firedrake", "python", "Firedrake built from PyPI sources on a Debian PETSc"))
+TRACKS.register("firedrake", Track("firedrake", "python", "Firedrake built from PyPI sources on a Debian PETSc",
+                                   families=FAMILY_NAMES))

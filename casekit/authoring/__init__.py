@@ -1,0 +1,1 @@
+"""Authoring: manufactured-solution catalogue, design matrix sampling, case construction."""

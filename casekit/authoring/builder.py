@@ -1,0 +1,242 @@
+"""Turning a design point into a complete, valid case source.
+
+A family's ``authoring`` defaults and the settings of each chosen axis level are merged into one
+*recipe* (later levels override earlier ones; a value may be a function of the
+:class:`BuildContext`, e.g. epsilon from a Peclet number and the domain size).  Recipe keys:
+
+``params``        family parameter values
+``solution``      ``{"kind": <catalogue entry>, "options": {...}}`` for the leading unknown;
+                  ``pressure`` likewise for velocity/pressure families
+``time``          ``{"t_end": ..., "factor": "decay"|"oscillate"|"grow"|"standing", "rate": ...}``;
+                  families that may be steady are transient only when ``time`` is given
+``bc``            ``dirichlet`` | ``mixed`` (Neumann/traction on some parts) | ``robin``
+``grid``          points across the longest side of the evaluation grid
+``calibration``   private settings of the calibration solve
+``output``        output field (default: the family's first)
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import sympy as sp
+
+from casekit.authoring import catalogue as cat
+from casekit.domains import Domain, resolve
+from casekit.errors import CasekitError
+from casekit.expr import to_text
+from casekit.families import FAMILIES, Family
+from casekit.thresholds import DEFAULTS
+from casekit.tracks import TRACKS
+
+
+@dataclass
+class BuildContext:
+    family: Family
+    domain: Domain
+    rng: np.random.Generator
+    params: dict[str, Any]
+
+    @property
+    def dim(self) -> int:
+        return self.domain.dim
+
+    @property
+    def size(self) -> float:
+        """The longest side of the domain's bounding box."""
+        b = self.domain.bbox()
+        return max(b[2 * i + 1] - b[2 * i] for i in range(self.dim))
+
+    def unit(self, i: int) -> sp.Expr:
+        """Coordinate i scaled to [0, 1] over the bounding box."""
+        return cat.Context(self.dim, self.domain.bbox()).unit(i)
+
+    def cells_across(self, two_d: int, three_d: int) -> int:
+        return two_d if self.dim == 2 else three_d
+
+
+def merge(*settings: Mapping[str, Any]) -> dict[str, Any]:
+    """Deep merge: nested mappings merge, everything else is replaced by later values."""
+    out: dict[str, Any] = {}
+    for s in settings:
+        for k, v in s.items():
+            if isinstance(v, Mapping) and isinstance(out.get(k), dict):
+                out[k] = merge(out[k], v)
+            else:
+                out[k] = copy.deepcopy(v) if not callable(v) else v
+    return out
+
+
+def _value(v: Any, ctx: BuildContext) -> Any:
+    return v(ctx) if callable(v) else v
+
+
+def design_levels(family: Family, given: Mapping[str, str]) -> dict[str, str]:
+    """Complete design levels (first level of each axis by default), checking names."""
+    axes = {a.name: a for a in family.axes}
+    for name, level in given.items():
+        if name not in axes:
+            raise CasekitError(f"family {family.name!r} has no design axis {name!r}",
+                               valid=", ".join(axes) or "(none)")
+        if level not in axes[name].levels:
+            raise CasekitError(f"axis {name!r} of family {family.name!r} has no level {level!r}",
+                               valid=", ".join(axes[name].levels))
+    return {a.name: given.get(a.name, next(iter(a.levels))) for a in family.axes}
+
+
+def build_source(family_name: str, domain_name: str, levels: Mapping[str, str], seed: int,
+                 case_id: str | None = None) -> dict[str, Any]:
+    """A complete case source dict (not yet validated) for one design point."""
+    family = FAMILIES.get(family_name)
+    levels = design_levels(family, levels)
+    domain = resolve(domain_name)
+    if domain.dim not in family.dims:
+        raise CasekitError(f"family {family.name!r} has no {domain.dim}-D cases; domain "
+                           f"{domain_name!r} is {domain.dim}-D")
+    recipe = merge(family.authoring, *(a.levels[levels[a.name]] for a in family.axes))
+    rng = np.random.default_rng(seed)
+    ctx = BuildContext(family, domain, rng, {})
+    params = _params(family, recipe, ctx)
+    ctx.params = params
+    transient = family.transient and (not family.steady_allowed or "time" in recipe)
+    time = _time(recipe, ctx) if transient else None
+    solution = _solution(family, recipe, ctx, time)
+    boundary = assign_boundary(family, domain, _value(recipe.get("bc", "dirichlet"), ctx), rng)
+    output = recipe.get("output", family.outputs[0].name)
+    grid = _grid(domain, _value(recipe.get("grid", 64 if domain.dim == 2 else 24), ctx))
+    source: dict[str, Any] = {
+        "id": case_id or make_id(family, domain_name, levels, seed),
+        "family": family.name,
+        "design": dict(levels),
+        "domain": {"template": domain_name},
+        "pde": {"params": params},
+        "manufactured_solution": solution,
+        "boundary": boundary,
+        "eval_grid": grid,
+        "output": {"field": output},
+        "evaluation": dict(DEFAULTS),
+        "calibration": _calibration(recipe, ctx, time),
+        "tags": [f"domain:{domain_name}", *(f"{k}:{v}" for k, v in levels.items())],
+        "tracks": [t for t, track in TRACKS.items() if track.supports(family.name, domain_name)],
+    }
+    if time is not None:
+        source["pde"]["time"] = {"t0": time["t0"], "t_end": time["t_end"]}
+    if not source["tracks"]:
+        raise CasekitError(f"no registered track supports {family.name} on {domain_name}")
+    return source
+
+
+def _calibration(recipe: dict[str, Any], ctx: BuildContext, time: dict[str, Any] | None) -> dict[str, Any]:
+    """Private solve settings; ``steps`` becomes ``dt`` for transient cases."""
+    out = {k: _value(v, ctx) for k, v in recipe.get("calibration", {}).items()}
+    steps = out.pop("steps", None)
+    if time is None:
+        out.pop("scheme", None)
+    elif steps:
+        out["dt"] = float(f"{(time['t_end'] - time['t0']) / steps:.6g}")
+    return out
+
+
+def make_id(family: Family, domain: str, levels: Mapping[str, str], seed: int) -> str:
+    parts = [family.name, domain, *(v for v in levels.values()), f"s{seed}"]
+    return "_".join(p.replace("-", "_") for p in parts)[:120]
+
+
+def _params(family: Family, recipe: dict[str, Any], ctx: BuildContext) -> dict[str, Any]:
+    given = recipe.get("params", {})
+    out: dict[str, Any] = {}
+    for p in family.params:
+        v = _value(given.get(p.name, p.default), ctx)
+        if p.kind == "vector":
+            v = [float(c) for c in (list(v) + [0.0] * 3)[: ctx.dim]]
+        elif isinstance(v, sp.Basic):
+            v = to_text(v)
+        out[p.name] = v
+    return out
+
+
+def _time(recipe: dict[str, Any], ctx: BuildContext) -> dict[str, Any]:
+    t = recipe.get("time", {})
+    return {"t0": 0.0, "t_end": float(_value(t.get("t_end", 1.0), ctx)),
+            "factor": t.get("factor", "decay"), "rate": float(_value(t.get("rate", 1.0), ctx))}
+
+
+def _periodic_axes(domain: Domain, family: Family) -> tuple[int, ...]:
+    if "periodic" not in family.bc_kinds:
+        return ()
+    return tuple(int(np.argmax(np.abs(p.translation))) for p in domain.geometry.periodic)
+
+
+def _solution(family: Family, recipe: dict[str, Any], ctx: BuildContext,
+              time: dict[str, Any] | None) -> dict[str, Any]:
+    spec = recipe.get("solution", {"kind": "trig"})
+    c = cat.Context(ctx.dim, ctx.domain.bbox(), _periodic_axes(ctx.domain, family), ctx.rng,
+                    inside=lambda p: ctx.domain.inside(p) & (ctx.domain.geometry.distance(p) > 0.1 * ctx.size))
+    options = {k: _value(v, ctx) for k, v in spec.get("options", {}).items()}
+    lead = family.unknowns[0]
+    factor = cat.time_factor(time["factor"], time["rate"]) if time else sp.Integer(1)
+    out: dict[str, Any] = {}
+    if lead.vector and len(family.unknowns) > 1:  # velocity and pressure
+        u = cat.divergence_free(spec["kind"], c, **options)
+        out[lead.name] = [to_text(sp.expand(ui * factor) if factor != 1 else ui) for ui in u]
+        pspec = recipe.get("pressure", {"kind": "trig"})
+        out[family.unknowns[1].name] = to_text(cat.scalar(pspec["kind"], c, **pspec.get("options", {})))
+    elif lead.vector:
+        out[lead.name] = [to_text(ui * factor) for ui in cat.vector(spec["kind"], c, **options)]
+    else:
+        out[lead.name] = to_text(cat.scalar(spec["kind"], c, **options) * factor)
+    return out
+
+
+def assign_boundary(family: Family, domain: Domain, mode: str, rng: np.random.Generator) -> dict[str, Any]:
+    """Boundary kinds per tag for a bc mode; every tag gets exactly one condition."""
+    tags = domain.tags()
+    out: dict[str, Any] = {}
+    periodic = [t for p in domain.geometry.periodic for t in (p.source, p.target)] \
+        if "periodic" in family.bc_kinds else []
+    for t in periodic:
+        out[t] = "periodic"
+    rest = [t for t in tags if t not in out]
+    for t in rest:
+        out[t] = "dirichlet"
+    if mode == "dirichlet":
+        return {t: out[t] for t in tags}
+    kind = {"mixed": "neumann", "robin": "robin"}.get(mode)
+    if kind is None:
+        raise CasekitError(f"unknown boundary mode {mode!r}", valid="dirichlet, mixed, robin")
+    if kind not in family.bc_kinds:
+        raise CasekitError(f"family {family.name!r} has no {kind} conditions for bc mode {mode!r}",
+                           valid=", ".join(family.bc_kinds))
+    candidates = [t for t in rest if len(domain.geometry.carriers(t)) == 1]
+    keep_dirichlet = kind == "neumann" or (family.needs_dirichlet and kind != "robin")
+    if keep_dirichlet and len(rest) < 2:
+        raise CasekitError(f"bc mode {mode!r} needs a domain with at least two non-periodic boundary "
+                           f"parts; {domain.name!r} has {len(rest)}")
+    if not candidates:
+        raise CasekitError(f"bc mode {mode!r} needs a boundary part with one exact normal; "
+                           f"{domain.name!r} has none")
+    n = max(1, len(candidates) // 2)
+    if keep_dirichlet and n >= len(rest):
+        n = len(rest) - 1
+    chosen = sorted(rng.choice(len(candidates), size=n, replace=False).tolist())
+    for i in chosen:
+        t = candidates[i]
+        out[t] = {"kind": "robin", "alpha": float(cat.num(rng.uniform(1.0, 10.0), 2))} \
+            if kind == "robin" else "neumann"
+    return {t: out[t] for t in tags}
+
+
+def _grid(domain: Domain, n: int) -> dict[str, Any]:
+    b = domain.bbox()
+    widths = [b[2 * i + 1] - b[2 * i] for i in range(domain.dim)]
+    longest = max(widths)
+    counts = [max(8, round(n * w / longest)) for w in widths]
+    out = {"nx": counts[0], "ny": counts[1]}
+    if domain.dim == 3:
+        out["nz"] = counts[2]
+    return out
+

@@ -1,0 +1,170 @@
+"""Authoring commands: ``family``, ``sample``, ``new``, ``show``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from casekit.cli.app import app, console
+from casekit.errors import CasekitError, UsageError
+
+family_app = typer.Typer(help="The PDE families: unknowns, parameters, BC kinds, design axes.",
+                         no_args_is_help=True)
+app.add_typer(family_app, name="family")
+
+
+def _pairs(values: list[str], what: str) -> dict[str, str]:
+    out = {}
+    for v in values:
+        if "=" not in v:
+            raise UsageError(f"{what} {v!r} must look like name=level")
+        k, _, lv = v.partition("=")
+        out[k.strip()] = lv.strip()
+    return out
+
+
+@family_app.command("list")
+def family_list() -> None:
+    """List the registered families."""
+    from casekit.families import FAMILIES
+
+    table = Table(show_edge=False)
+    for col in ("family", "math type", "unknowns", "BC kinds", "time", "design axes"):
+        table.add_column(col)
+    for name, f in FAMILIES.items():
+        time = {0: "steady", 1: "1st order", 2: "2nd order"}[f.time_order]
+        if f.steady_allowed:
+            time = "steady or 1st order"
+        table.add_row(name, ", ".join(f.math_type), ", ".join(u.name + ("[vec]" if u.vector else "")
+                                                            for u in f.unknowns),
+                      ", ".join(f.bc_kinds), time, ", ".join(a.name for a in f.axes))
+    console.print(table)
+
+
+@family_app.command("show")
+def family_show(name: str = typer.Argument(..., help="Family name.")) -> None:
+    """Show a family: equation, parameters, outputs and design axes with their levels."""
+    from casekit.families import FAMILIES
+
+    f = FAMILIES.get(name)
+    console.print(f"[bold]{f.title}[/bold] ({f.name}): {f.equation}")
+    console.print(f"math type: {', '.join(f.math_type)}; BC kinds: {', '.join(f.bc_kinds)}; "
+                  f"flux for Neumann/Robin data: {f.flux_text or '-'}")
+    for p in f.params:
+        console.print(f"  param {p.name} ({p.kind}): {p.doc}; {p.range_text()}; default {p.default!r}")
+    for o in f.outputs:
+        console.print(f"  output {o.name}: {o.doc}")
+    for a in f.axes:
+        console.print(f"  axis {a.name}: {a.doc}; levels: {', '.join(a.levels)}")
+
+
+@app.command()
+def sample(
+    family: str = typer.Option(..., "--family", "-f", help="Family to sample."),
+    n: int = typer.Option(8, "-n", help="Number of design points."),
+    seed: int = typer.Option(0, "--seed", help="Random seed (same seed, same points)."),
+    domain: list[str] = typer.Option([], "--domain", help="Restrict to these domain templates."),
+    axis: list[str] = typer.Option([], "--axis", help="Pin an axis: name=level (repeatable)."),
+    write: bool = typer.Option(False, "--write", help="Also write each point as a case source."),
+    out: Path = typer.Option(Path("cases"), "--out", help="Where --write puts case sources."),
+) -> None:
+    """Draw seeded design points that cover the family's axis levels; report the coverage."""
+    from casekit.authoring.design import coverage
+    from casekit.authoring.design import sample as draw
+    from casekit.authoring.new import feasible, make_case, write_case
+    from casekit.domains import DOMAINS
+    from casekit.families import FAMILIES
+
+    if n < 1:
+        raise UsageError("-n must be at least 1")
+    fam = FAMILIES.get(family)
+    for d in domain:
+        DOMAINS.get(d)
+    fixed = _pairs(axis, "--axis")
+    from casekit.authoring.builder import design_levels
+
+    design_levels(fam, fixed)
+    points = draw(fam, n, seed, fixed=fixed, domains=domain or None, feasible=feasible(family))
+    table = Table(title=f"{len(points)} design points for {family} (seed {seed})", show_edge=False)
+    table.add_column("#", justify="right")
+    table.add_column("domain")
+    for a in fam.axes:
+        table.add_column(a.name)
+    for i, p in enumerate(points):
+        table.add_row(str(i), p.domain, *(v for _, v in p.levels))
+    console.print(table)
+    cov = coverage(fam, points, domains=domain or None, fixed=fixed)
+    for a, counts in cov.per_level.items():
+        console.print(f"  {a}: " + ", ".join(f"{lv} {c}" for lv, c in counts.items()))
+    console.print(f"level pairs covered: {cov.pairs_covered}/{cov.pairs_total} "
+                  f"({100 * cov.pairs_covered / max(cov.pairs_total, 1):.0f}%); levels never drawn: "
+                  f"{', '.join(cov.levels_missing) or 'none'}")
+    if write:
+        for i, p in enumerate(points):
+            new = make_case(family, p.domain, p.as_dict(), seed * 1000 + i)
+            path = write_case(new, out)
+            console.print(f"wrote {path}")
+
+
+@app.command()
+def new(
+    family: str = typer.Option(..., "--family", "-f", help="Family of the new case."),
+    domain: str = typer.Option("unit_square", "--domain", "-d", help="Domain template."),
+    axis: list[str] = typer.Option([], "--axis", help="Design level: name=level (repeatable); "
+                                   "unnamed axes take their first level."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the drawn manufactured solution."),
+    out: Path = typer.Option(Path("cases"), "--out", help="Directory of case sources."),
+    force: bool = typer.Option(False, "--force", help="Replace an existing file of the same id."),
+) -> None:
+    """Write a complete, valid case source for a design point under cases/<family>/."""
+    from casekit.authoring.new import make_case, write_case
+
+    new_case = make_case(family, domain, _pairs(axis, "--axis"), seed)
+    path = write_case(new_case, out, force=force)
+    console.print(f"wrote {path} (id {new_case.id}, seed {new_case.seed}"
+                  + (f", {len(new_case.rejected)} draw(s) rejected by validation" if new_case.rejected else "")
+                  + ")")
+    console.print(f"next: casekit validate {path}  |  casekit show {path}  |  casekit build {path}")
+
+
+def find_case(case: str, cases_dir: Path = Path("cases")) -> Path:
+    """A case source by path, or by id under the cases directory."""
+    p = Path(case)
+    if p.is_file():
+        return p
+    if cases_dir.is_dir():
+        hits = sorted(cases_dir.rglob(f"{case}.yaml"))
+        if hits:
+            return hits[0]
+    raise CasekitError(f"no case source {case!r} (neither a file nor an id under {cases_dir}/)")
+
+
+@app.command()
+def show(
+    case: str = typer.Argument(..., help="A case source file or a case id under cases/."),
+    as_json: bool = typer.Option(False, "--json", help="Print only the case_spec JSON."),
+    png: Path | None = typer.Option(None, "--png", help="Draw the reference field (and the "
+                                    "calibration error when built) to this PNG file."),
+    build_dir: Path = typer.Option(Path("build"), "--build-dir", help="Where builds are stored."),
+) -> None:
+    """Print the agent-facing case_spec derived from a case source."""
+    from casekit.derive import derive
+    from casekit.model.source import CaseSource, load_source_dict
+
+    path = find_case(case)
+    source = CaseSource.from_dict(load_source_dict(path))
+    derived = derive(source)
+    spec = derived.case_spec()
+    if as_json:
+        console.print_json(json.dumps(spec))
+    else:
+        console.print(f"[bold]{source.id}[/bold]: {derived.family.title} on {derived.domain.describe()}")
+        console.print_json(json.dumps(spec))
+    if png is not None:
+        from casekit.plots import plot_case
+
+        plot_case(derived, png, build_dir)
+        console.print(f"wrote {png}")
