@@ -1,12 +1,38 @@
-"""The Typer application object shared by the command modules."""
+"""The Typer application object shared by the command modules.
+
+Errors with a reason (:class:`~casekit.errors.CasekitError`) are turned into one printed line
+naming the file, case, field and what would be valid, and exit status 1 (2 for usage errors),
+here at the root group, so every way of invoking the app (console script, tests) behaves alike.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
 from rich.console import Console
+from typer.core import TyperGroup
+
+from casekit.errors import CasekitError, UsageError
+
+console = Console(highlight=False, soft_wrap=True)
+console_err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+class _Root(TyperGroup):
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except CasekitError as exc:
+            console_err.print(f"[red]error:[/red] {exc}", highlight=False, markup=True)
+            for p in exc.problems[1:]:
+                console_err.print(f"       {p.render()}", highlight=False, markup=False)
+            ctx.exit(2 if isinstance(exc, UsageError) else 1)
+
 
 app = typer.Typer(
     name="casekit",
+    cls=_Root,
     help=(
         "Build, validate, package and score benchmarks in which AI agents write "
         "finite-element solvers for PDEs."
@@ -16,8 +42,6 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode="rich",
 )
-console = Console(highlight=False, soft_wrap=True)
-console_err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def _print_version(value: bool) -> None:

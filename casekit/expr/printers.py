@@ -65,6 +65,13 @@ class _UflPrinter(_TextPrinter):
     def _print_Abs(self, expr: sp.Abs) -> str:
         return f"abs({self._print(expr.args[0])})"
 
+    def _print_Pow(self, expr: sp.Pow, rational: bool = False) -> str:
+        if expr.exp == sp.S.Half:
+            return f"ufl.sqrt({self._print(expr.base)})"
+        if expr.exp == -sp.S.Half:
+            return f"1/ufl.sqrt({self._print(expr.base)})"
+        return super()._print_Pow(expr, rational)
+
     def _print_Min(self, expr: sp.Min) -> str:
         return self._fold("min_value", expr.args)
 

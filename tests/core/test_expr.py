@@ -1,0 +1,189 @@
+"""The expression parser and printers: round trips, robustness, hostile input."""
+
+from __future__ import annotations
+
+import builtins
+import math
+import string
+
+import numpy as np
+import pytest
+import sympy as sp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from casekit.expr import (
+    MAX_LENGTH,
+    ExpressionError,
+    X,
+    Y,
+    parse,
+    to_cpp,
+    to_muparser,
+    to_numpy,
+    to_text,
+    to_ufl_source,
+)
+
+T = sp.Symbol("t", real=True)
+ATOMS = st.sampled_from([X, Y, T, sp.pi, sp.Integer(2), sp.Integer(3), sp.Rational(1, 3), sp.Float(0.25),
+                         sp.Float(1.5e-3), sp.Integer(-1)])
+UNARY = [sp.sin, sp.cos, sp.exp, sp.tanh, sp.atan, lambda a: sp.sqrt(a**2 + 1), lambda a: sp.log(a**2 + 1),
+         sp.Abs]
+
+
+def _exprs() -> st.SearchStrategy:
+    return st.recursive(
+        ATOMS,
+        lambda inner: st.one_of(
+            st.tuples(inner, inner).map(lambda p: p[0] + p[1]),
+            st.tuples(inner, inner).map(lambda p: p[0] * p[1]),
+            st.tuples(inner, st.integers(1, 4)).map(lambda p: p[0] ** p[1]),
+            st.tuples(st.sampled_from(UNARY), inner).map(lambda p: p[0](p[1])),
+            st.tuples(inner, inner).map(lambda p: sp.Max(p[0], p[1])),
+        ),
+        max_leaves=12,
+    )
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_exprs())
+def test_parse_print_round_trip(e: sp.Expr) -> None:
+    if e.has(sp.zoo, sp.nan, sp.oo, sp.I):
+        return
+    assert parse(to_text(e)) == e
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=string.printable, max_size=80))
+def test_no_input_crashes(text: str) -> None:
+    try:
+        result = parse(text)
+    except ExpressionError as exc:
+        assert str(exc)
+    else:
+        assert isinstance(result, sp.Basic)
+
+
+TOKENS = ["x", "y", "t", "pi", "sin", "(", ")", "**", "*", "/", "+", "-", ",", "2", "0.5", "1e3", "exp", "abs",
+          "max", "atan2", " "]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(TOKENS), max_size=30))
+def test_token_soup_only_clear_errors(tokens: list[str]) -> None:
+    try:
+        parse("".join(tokens))
+    except ExpressionError:
+        pass
+
+
+HOSTILE = [
+    "__import__('os').system('touch /tmp/casekit-pwned')",
+    "exec('import os')",
+    "eval('1')",
+    "x.__class__.__mro__",
+    "(lambda: 1)()",
+    "[c for c in ().__class__.__bases__]",
+    "open('/etc/passwd').read()",
+    "os.system('id')",
+    "globals()",
+    "x; import os",
+    "sin.__globals__",
+    "9**9**9**9",
+    "1e999999",
+    "(" * 500 + "x" + ")" * 500,
+    "x" + "+x" * 20000,
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_hostile_strings_never_execute(text: str, monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    def refuse(*args, **kwargs):
+        raise AssertionError("the parser must never call eval/exec")
+
+    monkeypatch.setattr(builtins, "eval", refuse)
+    monkeypatch.setattr(builtins, "exec", refuse)
+    with pytest.raises(ExpressionError):
+        parse(text)
+
+
+def test_errors_name_the_offending_token() -> None:
+    with pytest.raises(ExpressionError, match=r"unknown name 'q' at column 5") as err:
+        parse("x + q")
+    assert "x, y, z, t" in (err.value.valid or "")
+    with pytest.raises(ExpressionError, match=r"unknown function 'foo' at column 1"):
+        parse("foo(x)")
+    with pytest.raises(ExpressionError, match=r"'\^' at column 2: use \*\* for powers"):
+        parse("x^2")
+    with pytest.raises(ExpressionError, match="attribute access"):
+        parse("x.real")
+    with pytest.raises(ExpressionError, match="too long"):
+        parse("x" * (MAX_LENGTH + 1))
+    with pytest.raises(ExpressionError, match="division by zero"):
+        parse("1/(x-x)")
+
+
+def test_variables_and_parameters_are_restricted() -> None:
+    with pytest.raises(ExpressionError, match="unknown name 'z'"):
+        parse("x + z", variables=("x", "y"))
+    e = parse("u**3 - u", variables=("x", "y"), params=("u",))
+    assert e.free_symbols == {sp.Symbol("u", real=True)}
+    with pytest.raises(ExpressionError, match="reserved"):
+        parse("x", params=("sin",))
+
+
+def test_numpy_printer_is_vectorised_and_broadcasts_constants() -> None:
+    pts = np.array([[0.0, 0.0], [0.5, 0.25], [1.0, 1.0]])
+    f = to_numpy(parse("sin(pi*x)*exp(y) + t"), 2)
+    assert np.allclose(f(pts, t=2.0), np.sin(np.pi * pts[:, 0]) * np.exp(pts[:, 1]) + 2.0)
+    assert to_numpy(parse("3"), 2)(pts).shape == (3,)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_exprs(), st.floats(0, 1), st.floats(0, 1), st.floats(0, 1))
+def test_printers_agree_numerically(e: sp.Expr, x: float, y: float, t: float) -> None:
+    if e.has(sp.zoo, sp.nan, sp.oo, sp.I):
+        return
+    with np.errstate(all="ignore"):
+        expected = float(e.subs({X: x, Y: y, T: t}).evalf())
+        got = float(to_numpy(e, 2)(np.array([[x, y]]), t=t)[0])
+    if not math.isfinite(expected) or abs(expected) > 1e12:
+        return
+    assert got == pytest.approx(expected, rel=1e-9, abs=1e-9)
+    ns = {"ufl": _FakeUfl(), "x": [x, y], "t": t, "abs": abs}
+    assert _eval_generated(to_ufl_source(e), ns) == pytest.approx(expected, rel=1e-9, abs=1e-9)
+
+
+class _FakeUfl:
+    """Stands in for the ufl module when checking UFL-style source numerically."""
+
+    pi = math.pi
+    sin, cos, tan, exp, tanh, atan, sqrt, log = (math.sin, math.cos, math.tan, math.exp, math.tanh, math.atan,
+                                                 math.sqrt, math.log)
+    asin, acos, sinh, cosh, atan2 = math.asin, math.acos, math.sinh, math.cosh, math.atan2
+
+    @staticmethod
+    def max_value(a, b):
+        return max(a, b)
+
+    @staticmethod
+    def min_value(a, b):
+        return min(a, b)
+
+    @staticmethod
+    def sign(a):
+        return math.copysign(1.0, a) if a else 0.0
+
+
+def _eval_generated(source: str, namespace: dict) -> float:
+    # the test evaluates code casekit *generated* from a trusted tree, never user input
+    return float(builtins.eval(source, {"__builtins__": {}}, namespace))  # noqa: S307
+
+
+def test_cpp_and_muparser_printers() -> None:
+    e = parse("2*pi*sin(pi*x)*exp(-t) + abs(y)**0.5 + log(1 + x**2)")
+    cpp = to_cpp(e)
+    assert "std::sin(M_PI*p[0])" in cpp and "std::exp(-t)" in cpp
+    mu = to_muparser(e)
+    assert "ln(" in mu and "**" not in mu

@@ -1,0 +1,169 @@
+"""casekit validate catches each class of problem on purpose-made bad inputs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from casekit.cli import app
+from casekit.validate import check_source, validate_paths
+from tests.helpers import poisson, write
+
+
+def problems_of(source: dict[str, Any]) -> list[tuple[str, str]]:
+    return [(p.check, p.pointer) for p in check_source(source)]
+
+
+def test_the_reference_case_is_clean() -> None:
+    assert problems_of(poisson()) == []
+
+
+BAD: list[tuple[str, dict[str, Any], tuple[str, str]]] = [
+    ("unknown field", {"colour": "red"}, ("schema", "/colour")),
+    ("bad id pattern", {"id": "Poisson-Test"}, ("schema", "/id")),
+    ("id without family prefix", {"id": "heat_case"}, ("naming", "/id")),
+    ("unknown family", {"family": "maxwell", "id": "maxwell_x"}, ("family", "/family")),
+    ("unknown domain", {"domain": {"template": "torus"}}, ("domain", "/domain/template")),
+    ("bad domain parameter", {"domain": {"template": "annulus", "params": {"inner_radius": 2.0}}},
+     ("domain", "/domain/params/inner_radius")),
+    ("unknown symbol", {"pde": {"params": {"kappa": "1 + q"}}}, ("expression", "/pde/params/kappa")),
+    ("z in 2-D", {"manufactured_solution": {"u": "x*z"}}, ("expression", "/manufactured_solution/u")),
+    ("parameter out of range", {"pde": {"params": {"kappa": -1.0}}}, ("range", "/pde/params/kappa")),
+    ("non-positive field", {"pde": {"params": {"kappa": "x - 0.5"}}}, ("range", "/pde/params/kappa")),
+    ("unknown parameter", {"pde": {"params": {"kappa": 1.0, "k": 2.0}}}, ("family", "/pde/params/k")),
+    ("missing parameter", {"pde": {"params": {}}}, ("family", "/pde/params/kappa")),
+    ("time on a steady family", {"pde": {"params": {"kappa": 1.0}, "time": {"t0": 0, "t_end": 1}}},
+     ("family", "/pde/time")),
+    ("vector solution for a scalar family", {"manufactured_solution": {"u": ["x", "y"]}},
+     ("family", "/manufactured_solution/u")),
+    ("wrong output field", {"output": {"field": "velocity_magnitude"}}, ("family", "/output/field")),
+    ("grid with nz in 2-D", {"eval_grid": {"nx": 8, "ny": 8, "nz": 8}}, ("grid", "/eval_grid/nz")),
+    ("grid not covering the domain", {"eval_grid": {"nx": 8, "ny": 8, "bbox": [0, 0.5, 0, 1]}},
+     ("grid", "/eval_grid/bbox")),
+    ("grid too small", {"eval_grid": {"nx": 1, "ny": 8}}, ("schema", "/eval_grid/nx")),
+    ("tolerance out of range", {"evaluation": {"alpha_acc": 0.5}}, ("schema", "/evaluation/alpha_acc")),
+    ("foreign tolerance key", {"evaluation": {"tolerance": 10}}, ("schema", "/evaluation/tolerance")),
+    ("no solution and no reference", {"manufactured_solution": None}, ("schema", "")),
+    ("unknown boundary tag", {"boundary": {**poisson()["boundary"], "hole": "dirichlet"}},
+     ("boundary", "/boundary/hole")),
+    ("boundary part without condition", {"boundary": {"left": "dirichlet", "right": "dirichlet",
+                                                      "top": "dirichlet"}}, ("boundary", "/boundary/bottom")),
+    ("robin without alpha", {"boundary": {**poisson()["boundary"], "top": "robin"}}, ("schema", "/boundary/top")),
+    ("unsupported kind", {"boundary": {**poisson()["boundary"], "left": "periodic"}},
+     ("boundary", "/boundary/left")),
+    ("singular pure Neumann problem", {"boundary": {"left": "neumann", "right": "neumann", "top": "neumann",
+                                                    "bottom": "neumann"}}, ("boundary", "/boundary")),
+    ("unknown track", {"tracks": ["matlab"]}, ("tracks", "/tracks/0")),
+]
+
+
+@pytest.mark.parametrize(("what", "change", "expected"), BAD, ids=[b[0] for b in BAD])
+def test_each_class_of_problem_is_caught(what: str, change: dict[str, Any], expected: tuple[str, str]) -> None:
+    found = problems_of(poisson(**change))
+    assert expected in found, f"{what}: expected {expected}, got {found}"
+
+
+def test_neumann_needs_a_single_normal() -> None:
+    src = poisson(domain={"template": "circle"}, boundary={"boundary": "neumann"})
+    src["boundary"] = {"boundary": {"kind": "robin", "alpha": 1.0}}
+    assert problems_of(src) == []  # one circle: one exact normal
+
+
+def test_typed_forcing_is_rejected_for_manufactured_cases() -> None:
+    src = poisson()
+    src["pde"] = {"params": {"kappa": "1 + x/2"}, "forcing": {"f": "0"}}
+    found = problems_of(src)
+    assert ("typed_data", "/pde/forcing") in found
+    assert ("residual", "/pde/forcing/f") in found
+
+
+def test_residual_catches_a_2d_laplacian_in_3d() -> None:
+    src = poisson(domain={"template": "unit_cube"}, eval_grid={"nx": 9, "ny": 9, "nz": 9},
+                  boundary={t: "dirichlet" for t in ("left", "right", "front", "back", "bottom", "top")},
+                  manufactured_solution={"u": "sin(pi*x)*sin(pi*y)*sin(pi*z)"})
+    src["pde"] = {"params": {"kappa": 1.0}, "forcing": {"f": "2*pi**2*sin(pi*x)*sin(pi*y)*sin(pi*z)"}}
+    found = check_source(src)
+    residual = [p for p in found if p.check == "residual"]
+    assert residual and "3-D" in residual[0].message
+
+
+def test_leaks_are_caught_symbolically_and_numerically() -> None:
+    src = poisson(boundary={"left": {"kind": "dirichlet", "value": "exp(x)*cos(2*pi*y) + x*y"},
+                            "right": "dirichlet", "top": "dirichlet", "bottom": "dirichlet"})
+    assert ("leak.symbolic", "/boundary/left") in problems_of(src)
+    near = "1.02*exp(x)*cos(2*pi*y) + x*y"  # right on x=0 but close to u inside
+    src["boundary"]["left"] = {"kind": "dirichlet", "value": near}
+    found = problems_of(src)
+    assert ("leak.numeric", "/boundary/left") in found
+    assert ("boundary_data", "/boundary/left") in found
+
+
+def test_derived_boundary_data_never_leak_on_curved_boundaries() -> None:
+    src = poisson(domain={"template": "annulus"}, boundary={"outer": "dirichlet", "inner": "dirichlet"},
+                  manufactured_solution={"u": "x**2 + y**2"})
+    assert problems_of(src) == []
+
+
+def test_case_without_solution_needs_its_data_and_recipe() -> None:
+    src = poisson(manufactured_solution=None)
+    src["reference"] = {"levels": [{"cells_across": 64}, {"cells_across": 128}]}
+    found = problems_of(src)
+    assert ("reference", "/pde/forcing") in found
+    src["pde"]["forcing"] = {"f": "1"}
+    src["boundary"] = {t: {"kind": "dirichlet", "value": 0} for t in ("left", "right", "top", "bottom")}
+    assert problems_of(src) == []
+
+
+def test_files_ids_and_directories(tmp_path: Path) -> None:
+    good = write(tmp_path, poisson())
+    misnamed = write(tmp_path, poisson(), name="other_name")
+    wrong_dir = tmp_path / "cases" / "heat" / "poisson_test2.yaml"
+    wrong_dir.parent.mkdir(parents=True)
+    wrong_dir.write_text(good.read_text().replace("poisson_test", "poisson_test2"))
+    report = validate_paths([tmp_path / "cases"])
+    found = {(Path(p.file).name, p.check) for p in report.problems}
+    assert ("other_name.yaml", "naming") in found  # file name is not the id
+    assert ("other_name.yaml", "unique_id") in found or ("poisson_test.yaml", "unique_id") in found
+    assert ("poisson_test2.yaml", "naming") in found  # under cases/heat/
+    assert report.files == 3
+
+
+def test_records_jsonl(tmp_path: Path) -> None:
+    from tests.core.test_model import RECORD
+
+    bad = dict(RECORD)
+    path = tmp_path / "records.jsonl"
+    path.write_text(json.dumps(bad) + "\n" + "{not json\n")
+    report = validate_paths([path])
+    checks = {p.check for p in report.problems}
+    assert "integrity" in checks  # content hash mismatch
+    assert "jsonl" in checks  # the broken line
+
+
+runner = CliRunner()
+
+
+def test_cli_exit_codes_and_json(tmp_path: Path) -> None:
+    good = write(tmp_path, poisson())
+    result = runner.invoke(app, ["validate", str(good)])
+    assert result.exit_code == 0, result.output
+    assert "clean" in result.output
+    bad = write(tmp_path, poisson(id="poisson_bad", colour="red"))
+    result = runner.invoke(app, ["validate", str(bad)])
+    assert result.exit_code == 1
+    assert "poisson_bad: /colour: unknown field 'colour'" in result.output
+    result = runner.invoke(app, ["validate", "--json", str(bad)])
+    assert result.exit_code == 1
+    doc = json.loads(result.output)
+    assert doc["problems"][0]["pointer"] == "/colour" and doc["by_check"]["schema"]["cases"] == 1
+    result = runner.invoke(app, ["validate", str(tmp_path / "missing.yaml")])
+    assert result.exit_code == 2
+    assert "Traceback" not in result.output
+    broken = tmp_path / "cases" / "poisson" / "broken.yaml"
+    broken.write_text("id: [unclosed\n")
+    result = runner.invoke(app, ["validate", str(broken)])
+    assert result.exit_code == 1 and "not valid YAML" in result.output and "Traceback" not in result.output

@@ -1,0 +1,40 @@
+"""Small builders of valid case sources for tests."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+from casekit import yamlio
+
+POISSON: dict[str, Any] = {
+    "id": "poisson_test",
+    "family": "poisson",
+    "domain": {"template": "unit_square"},
+    "pde": {"params": {"kappa": "1 + x/2"}},
+    "manufactured_solution": {"u": "exp(x)*cos(2*pi*y) + x*y"},
+    "boundary": {"left": "dirichlet", "right": "neumann", "top": {"kind": "robin", "alpha": 2.0},
+                 "bottom": "dirichlet"},
+    "eval_grid": {"nx": 33, "ny": 33},
+    "output": {"field": "u"},
+    "tracks": ["dolfinx"],
+}
+
+
+def poisson(**changes: Any) -> dict[str, Any]:
+    """The valid Poisson source with top-level keys replaced (None deletes a key)."""
+    src = copy.deepcopy(POISSON)
+    for k, v in changes.items():
+        if v is None:
+            src.pop(k, None)
+        else:
+            src[k] = v
+    return src
+
+
+def write(tmp: Path, source: dict[str, Any], name: str | None = None) -> Path:
+    path = tmp / "cases" / source.get("family", "x") / f"{name or source['id']}.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yamlio.dumps(source))
+    return path
