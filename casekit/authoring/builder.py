@@ -165,10 +165,16 @@ def _time(recipe: dict[str, Any], ctx: BuildContext) -> dict[str, Any]:
             "factor": t.get("factor", "decay"), "rate": float(_value(t.get("rate", 1.0), ctx))}
 
 
-def _periodic_axes(domain: Domain, family: Family) -> tuple[int, ...]:
+def _periodic_pairs(domain: Domain, family: Family) -> list:
+    """The periodic pairs authored cases use: the domain's first pair only, so the other sides
+    keep a condition that makes steady problems well posed."""
     if "periodic" not in family.bc_kinds:
-        return ()
-    return tuple(int(np.argmax(np.abs(p.translation))) for p in domain.geometry.periodic)
+        return []
+    return list(domain.geometry.periodic[:1])
+
+
+def _periodic_axes(domain: Domain, family: Family) -> tuple[int, ...]:
+    return tuple(int(np.argmax(np.abs(p.translation))) for p in _periodic_pairs(domain, family))
 
 
 def _solution(family: Family, recipe: dict[str, Any], ctx: BuildContext,
@@ -196,8 +202,7 @@ def assign_boundary(family: Family, domain: Domain, mode: str, rng: np.random.Ge
     """Boundary kinds per tag for a bc mode; every tag gets exactly one condition."""
     tags = domain.tags()
     out: dict[str, Any] = {}
-    periodic = [t for p in domain.geometry.periodic for t in (p.source, p.target)] \
-        if "periodic" in family.bc_kinds else []
+    periodic = [t for p in _periodic_pairs(domain, family) for t in (p.source, p.target)]
     for t in periodic:
         out[t] = "periodic"
     rest = [t for t in tags if t not in out]
