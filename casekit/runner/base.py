@@ -1,0 +1,70 @@
+"""What a runner runs and what it reports."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from casekit.registry import Registry
+from casekit.runner.limits import Limits
+
+#: kept of stdout/stderr per run (the tail)
+TAIL_BYTES = 64 * 1024
+
+
+@dataclass
+class RunSpec:
+    """One isolated run: ``command`` runs in a fresh working directory holding ``inputs``.
+
+    ``env`` is the complete environment of the command (nothing else is inherited).
+    ``cache_dir`` is a persistent home directory shared by the runs of one submission (JIT
+    caches), ``timing`` how the timed region starts: ``harness`` (the Python harness writes a
+    start byte on ``CASEKIT_TIMING_FD``), ``wrapper`` (right before the command starts: compiled
+    programs), or ``none``.
+    """
+
+    command: list[str]
+    inputs: dict[str, bytes]
+    env: dict[str, str]
+    limits: Limits = field(default_factory=Limits)
+    cache_dir: Path | None = None
+    timing: str = "harness"
+    #: host paths the run must not see (evaluator data); hidden in the sandbox
+    hide: tuple[Path, ...] = ()
+    #: read-only host paths the command needs (interpreters, libraries); never hidden
+    needs: tuple[Path, ...] = ()
+
+
+@dataclass
+class RunResult:
+    exit_code: int | None
+    timed_out: bool
+    #: the timed region, measured outside the sandbox (None if it never started)
+    solve_seconds: float | None
+    wall_seconds: float
+    stdout: str
+    stderr: str
+    #: files the run left in its working directory (regular files only), copied here
+    outputs: Path
+    isolation: str
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0 and not self.timed_out
+
+
+class Runner(Protocol):
+    name: str
+
+    def available(self) -> tuple[bool, str]:
+        """Whether this runner can run here, and why not."""
+        ...
+
+    def run(self, spec: RunSpec, dest: Path) -> RunResult:
+        """Run ``spec``; the run's output files land in ``dest``."""
+        ...
+
+
+RUNNERS: Registry[Runner] = Registry("runner", plugins="casekit.runner.kinds")
