@@ -7,12 +7,14 @@ that is not registered is an error that lists the valid names, as meshio does fo
 from __future__ import annotations
 
 import importlib
+import threading
 from collections.abc import Iterator
 from typing import Generic, TypeVar
 
 from casekit.errors import CasekitError
 
 T = TypeVar("T")
+_LOADING = threading.RLock()
 
 
 class Registry(Generic[T]):
@@ -22,6 +24,7 @@ class Registry(Generic[T]):
         self._items: dict[str, T] = {}
         self._plugins = plugins
         self._loaded = plugins is None
+        self._loading = False
 
     def register(self, name: str, item: T) -> T:
         if name in self._items:
@@ -32,13 +35,17 @@ class Registry(Generic[T]):
     def _load(self) -> None:
         if self._loaded:
             return
-        self._loaded = True
-        import pkgutil
+        with _LOADING:  # other threads wait until the plugins are all registered
+            if self._loaded or self._loading:
+                return
+            self._loading = True
+            import pkgutil
 
-        package = importlib.import_module(self._plugins)  # type: ignore[arg-type]
-        for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
-            if not info.name.startswith("_"):
-                importlib.import_module(f"{self._plugins}.{info.name}")
+            package = importlib.import_module(self._plugins)  # type: ignore[arg-type]
+            for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
+                if not info.name.startswith("_"):
+                    importlib.import_module(f"{self._plugins}.{info.name}")
+            self._loaded = True
 
     def get(self, name: str) -> T:
         self._load()

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from casekit.cli.app import app
 
-from casekit.cli import validate as _validate  # noqa: E402,F401  isort: skip
-from casekit.cli import author as _author  # noqa: E402,F401  isort: skip
-from casekit.cli import domain as _domain  # noqa: E402,F401  isort: skip
+from casekit.cli import validate as _validate  # noqa: F401  isort: skip
+from casekit.cli import author as _author  # noqa: F401  isort: skip
+from casekit.cli import domain as _domain  # noqa: F401  isort: skip
+from casekit.cli import build as _build  # noqa: F401  isort: skip
 
 __all__ = ["app", "main"]
 

@@ -10,6 +10,7 @@ periodic pairs become gmsh periodicity constraints, so paired sides match node f
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -122,39 +123,49 @@ def gmsh_model(domain: Domain, options: MeshOptions | None = None) -> Iterator[A
     """Build and mesh the domain; yields the live ``gmsh`` module (single-threaded, fixed
     options, so the same input gives the same mesh)."""
     options = options or MeshOptions()
-    if gmsh.isInitialized():
-        raise CasekitError("gmsh is already in use in this process; finish that model first")
     if options.cell not in domain.template.cells:
         raise CasekitError(
             f"domain template {domain.name!r} cannot be meshed with {options.cell} cells",
             valid=", ".join(domain.template.cells),
         )
-    geom = pygmsh.geo.Geometry(init_argv=["-noenv"])
-    with geom:
-        _fixed_options()
-        h = options.h(domain)
-        gmsh.option.setNumber("Mesh.MeshSizeMax", h)
-        gmsh.option.setNumber("Mesh.MeshSizeMin", 0.0)
-        if isinstance(domain.geometry, Region):
-            built = _build_region(geom, domain.geometry, h, options)
-        else:
-            built = _build_box(geom, domain.geometry, h, options)
-        # one synchronisation only: a second one drops mesh constraints set on the model
-        geom.synchronize()
-        _apply_queues(geom)
-        _periodic(domain, built)
-        if options.refine and built["refine_ids"]:
-            _refine_field(built["refine_ids"], h)
-        dim = domain.dim
+    with _GMSH_LOCK:
+        gmsh.initialize(["-noenv"], interruptible=False)  # no signal handlers: usable from threads
         try:
-            gmsh.model.mesh.generate(dim)
-            if options.cell == "quad" and dim == 2 and not built.get("structured"):
-                gmsh.model.mesh.recombine()
-            if options.order > 1:
-                gmsh.model.mesh.setOrder(options.order)
-        except Exception as exc:  # gmsh raises plain Exception with its log message
-            raise CasekitError(f"gmsh could not mesh domain {domain.name!r}: {exc}") from None
-        yield gmsh
+            gmsh.model.add(domain.name)
+            _build_and_mesh(domain, options)
+            yield gmsh
+        finally:
+            gmsh.finalize()
+
+
+#: gmsh is one global state per process: one model at a time
+_GMSH_LOCK = threading.RLock()
+
+
+def _build_and_mesh(domain: Domain, options: MeshOptions) -> None:
+    geom = pygmsh.geo.Geometry()
+    _fixed_options()
+    h = options.h(domain)
+    gmsh.option.setNumber("Mesh.MeshSizeMax", h)
+    gmsh.option.setNumber("Mesh.MeshSizeMin", 0.0)
+    if isinstance(domain.geometry, Region):
+        built = _build_region(geom, domain.geometry, h, options)
+    else:
+        built = _build_box(geom, domain.geometry, h, options)
+    # one synchronisation only: a second one drops mesh constraints set on the model
+    geom.synchronize()
+    _apply_queues(geom)
+    _periodic(domain, built)
+    if options.refine and built["refine_ids"]:
+        _refine_field(built["refine_ids"], h)
+    try:
+        gmsh.model.mesh.generate(domain.dim)
+        if options.cell == "quad" and domain.dim == 2 and not built.get("structured"):
+            gmsh.model.mesh.recombine()
+        if options.order > 1:
+            gmsh.model.mesh.setOrder(options.order)
+    except Exception as exc:  # gmsh raises plain Exception with its log message
+        raise CasekitError(f"gmsh could not mesh domain {domain.name!r}: {exc}") from None
 
 
 def _fixed_options() -> None:
@@ -344,7 +355,7 @@ def _refine_field(ids: list[int], h: float) -> None:
 # --------------------------------------------------------------------------- arrays
 def generate(domain: Domain, options: MeshOptions | None = None) -> MeshData:
     """Mesh the domain and return the mesh as arrays."""
-    with gmsh_model(domain, options) as g:
+    with gmsh_model(domain, options):
         return extract(domain)
 
 

@@ -1,18 +1,46 @@
-"""The track interface and registry (filled in by the track implementations)."""
+"""The track interface and registry.
+
+A track is one FEM library. It declares what it covers (families, domains), the environment its
+code runs in, how a submission runs (its harness: a Python ``solve(case_spec)`` or a compiled
+program reading ``case_spec.json``), how native outputs become the canonical ``solution.npz``
+(its output adapter), and the calibration submission built from casekit's own solvers plus
+private settings.  Adding a track is one module under ``casekit/tracks/library/`` (and its
+solvers); nothing in the core changes.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+import os
+import subprocess
+import sys
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
 
+from casekit.errors import CasekitError
 from casekit.registry import Registry
+from casekit.resources import data_dir
+from casekit.runner.base import RunSpec
+from casekit.runner.limits import Limits
+
+#: every PDE family of the design (tracks that cover all of them say so with this)
+FAMILY_NAMES = ("poisson", "helmholtz", "biharmonic", "linear_elasticity", "heat", "convection_diffusion",
+                "reaction_diffusion", "stokes", "navier_stokes", "burgers", "wave")
+
+#: environment of every run: one thread per BLAS/OpenMP pool so timings are comparable
+THREAD_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+              "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1"}
 
 
-@dataclass(frozen=True)
-class Track:
+@dataclass(frozen=True, kw_only=True)
+class Track(ABC):
     name: str
     language: str  # "python" or "cpp"
     description: str
-    #: families this track has calibration solvers for (empty: none yet)
+    #: families this track has calibration solvers for
     families: tuple[str, ...] = ()
     #: domain templates it can mesh (empty: all registered)
     domains: tuple[str, ...] = ()
@@ -20,9 +48,110 @@ class Track:
     def supports(self, family: str, domain: str) -> bool:
         return family in self.families and (not self.domains or domain in self.domains)
 
+    @abstractmethod
+    def status(self) -> tuple[bool, str]:
+        """Whether the track's environment is usable here, and why not."""
+
+    @abstractmethod
+    def versions(self) -> dict[str, str]:
+        """Library versions (part of every cache key and recorded with results)."""
+
+    @abstractmethod
+    def calibration_files(self, settings: dict[str, Any]) -> dict[str, bytes]:
+        """A submission (file name -> content) that runs casekit's solver with ``settings``."""
+
+    @abstractmethod
+    def run_spec(self, files: dict[str, bytes], case_spec: dict[str, Any], limits: Limits,
+                 cache_dir: Path | None, hide: tuple[Path, ...]) -> RunSpec:
+        """How one run of a (prepared) submission executes."""
+
+    def prepare(self, files: dict[str, bytes], work: Path) -> dict[str, bytes]:
+        """Turn submitted files into runnable ones (compile a C++ program); Python: as is."""
+        return files
+
+    def adapt_output(self, out_dir: Path, case_spec: dict[str, Any]) -> None:
+        """Convert native outputs in ``out_dir`` to the canonical artifacts (Python: nothing)."""
+
+
+def _package_paths() -> tuple[Path, ...]:
+    """The casekit package and its data: the sandbox must see them (read-only)."""
+    pkg = Path(__file__).resolve().parent.parent
+    return tuple(p for p in (pkg, data_dir("schemas"), data_dir("templates")) if p.exists())
+
+
+@dataclass(frozen=True, kw_only=True)
+class PythonTrack(Track):
+    """A track whose submissions are Python ``solve(case_spec)`` functions."""
+
+    language: str = "python"
+    #: modules the harness imports before the timed region starts
+    preload: tuple[str, ...] = ()
+    #: module providing ``solve(case_spec, settings)`` for calibration
+    solver_module: str = ""
+    extra_env: dict[str, str] = field(default_factory=dict)
+
+    def python(self) -> Path:
+        """The interpreter of this track's environment."""
+        return Path(sys.executable)
+
+    @cached_property
+    def _versions(self) -> dict[str, str]:
+        code = ("import json, importlib.metadata as m\n"
+                f"mods = {list(self.version_packages())!r}\n"
+                "out = {}\n"
+                "for name in mods:\n"
+                "    try: out[name] = m.version(name)\n"
+                "    except m.PackageNotFoundError: pass\n"
+                "print(json.dumps(out))")
+        try:
+            r = subprocess.run([str(self.python()), "-c", code], capture_output=True, text=True, timeout=120)
+            return json.loads(r.stdout) if r.returncode == 0 else {}
+        except (OSError, subprocess.TimeoutExpired, json.JSONDecodeError):
+            return {}
+
+    def version_packages(self) -> tuple[str, ...]:
+        return ()
+
+    def versions(self) -> dict[str, str]:
+        return dict(self._versions)
+
+    def status(self) -> tuple[bool, str]:
+        py = self.python()
+        if not py.exists():
+            return False, f"interpreter {py} is missing"
+        code = ";".join(f"import {m}" for m in self.preload) or "pass"
+        r = subprocess.run([str(py), "-c", code], capture_output=True, text=True, timeout=300)
+        if r.returncode != 0:
+            return False, f"cannot import the track's libraries: {r.stderr.strip().splitlines()[-1:]}"
+        return True, "ok"
+
+    def calibration_files(self, settings: dict[str, Any]) -> dict[str, bytes]:
+        source = (
+            f'"""casekit calibration solver ({self.name}); the settings are private."""\n\n'
+            f"from {self.solver_module} import solve as _solve\n\n"
+            f"SETTINGS = {json.dumps(settings, sort_keys=True)!r}\n\n\n"
+            "def solve(case_spec):\n"
+            "    import json\n\n"
+            "    _solve(case_spec, json.loads(SETTINGS))\n"
+        )
+        return {"solver.py": source.encode()}
+
+    def needs(self) -> tuple[Path, ...]:
+        py = self.python()
+        venv = py.parent.parent
+        base = Path(os.path.realpath(py)).parent.parent
+        return (venv, base, *_package_paths())
+
+    def run_spec(self, files: dict[str, bytes], case_spec: dict[str, Any], limits: Limits,
+                 cache_dir: Path | None, hide: tuple[Path, ...]) -> RunSpec:
+        if "solver.py" not in files:
+            raise CasekitError(f"a {self.name} submission needs solver.py", valid="solver.py with solve(case_spec)")
+        harness = (Path(__file__).resolve().parent.parent / "runner" / "harness_python.py").read_bytes()
+        inputs = {**files, "harness.py": harness, "case_spec.json": json.dumps(case_spec).encode()}
+        env = {"PATH": f"{self.python().parent}:/usr/bin:/bin", **THREAD_ENV, **self.extra_env,
+               "CASEKIT_PRELOAD": ",".join(self.preload)}
+        return RunSpec([str(self.python()), "harness.py"], inputs, env, limits, cache_dir, "harness", hide,
+                       self.needs())
+
 
 TRACKS: Registry[Track] = Registry("track", plugins="casekit.tracks.library")
-
-#: every PDE family of the design (tracks that cover all of them say so with this)
-FAMILY_NAMES = ("poisson", "helmholtz", "biharmonic", "linear_elasticity", "heat", "convection_diffusion",
-                "reaction_diffusion", "stokes", "navier_stokes", "burgers", "wave")

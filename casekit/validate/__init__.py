@@ -74,31 +74,28 @@ def validate_paths(paths: Iterable[Path], settings: Settings | None = None) -> R
     ids: dict[str, str] = {}
     for path in collect(paths):
         report.files += 1
-        items = _records(path) if path.suffix == ".jsonl" else _sources(path)
+        items = _records(path, settings) if path.suffix == ".jsonl" else _sources(path, settings)
         for case_id, problems in items:
             report.cases += 1
             if case_id is not None:
-                where = f"{path}" if path.suffix != ".jsonl" else f"{path}"
                 if case_id in ids:
                     problems.append(Problem(f"duplicate case id (also in {ids[case_id]})", "/id",
                                             case_id, check="unique_id"))
                 else:
-                    ids[case_id] = where
+                    ids[case_id] = str(path)
             report.problems.extend(p.located(file=str(path)) for p in problems)
-            if settings is not None:
-                pass
     return report
 
 
 # --------------------------------------------------------------------------- sources
-def _sources(path: Path) -> Iterator[tuple[str | None, list[Problem]]]:
+def _sources(path: Path, settings: Settings) -> Iterator[tuple[str | None, list[Problem]]]:
     try:
         data = load_source_dict(path)
     except CasekitError as exc:
         yield None, [Problem(exc.message, check="yaml")]
         return
     case_id = data.get("id") if isinstance(data.get("id"), str) else None
-    yield case_id, check_source(data, path)
+    yield case_id, check_source(data, path, settings)
 
 
 def check_source(data: dict[str, Any], path: Path | None = None,
@@ -178,11 +175,11 @@ def _view_of_derived(d: Derived) -> CaseView:
 
 
 # --------------------------------------------------------------------------- records
-def _records(path: Path) -> Iterator[tuple[str | None, list[Problem]]]:
+def _records(path: Path, settings: Settings) -> Iterator[tuple[str | None, list[Problem]]]:
     try:
         for lineno, data in iter_jsonl(path):
             case_id = data.get("id") if isinstance(data, dict) and isinstance(data.get("id"), str) else None
-            problems = check_record(data) if isinstance(data, dict) else [
+            problems = check_record(data, settings) if isinstance(data, dict) else [
                 Problem("a record must be a JSON object", check="schema")]
             yield case_id, [Problem(p.message, p.pointer, p.case_id, f"{path}:{lineno}", p.valid, p.check)
                             for p in problems]

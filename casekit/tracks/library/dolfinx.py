@@ -1,6 +1,22 @@
-"""The DOLFINx track."""
+"""The DOLFINx track: DOLFINx 0.11 from the ``dolfinx-solver-real`` wheel, in casekit's own venv."""
 
-from casekit.tracks.base import FAMILY_NAMES, TRACKS, Track
+from __future__ import annotations
 
-TRACKS.register("dolfinx", Track("dolfinx", "python", "DOLFINx 0.11 (FEniCSx) from the dolfinx-solver-real wheel",
-                                 families=FAMILY_NAMES))
+from dataclasses import dataclass
+
+from casekit.tracks.base import FAMILY_NAMES, TRACKS, PythonTrack
+
+
+@dataclass(frozen=True, kw_only=True)
+class DolfinxTrack(PythonTrack):
+    def version_packages(self) -> tuple[str, ...]:
+        return ("dolfinx-solver-real", "fenics-basix", "fenics-ffcx", "fenics-ufl", "mpi4py", "numpy", "gmsh")
+
+
+TRACKS.register("dolfinx", DolfinxTrack(
+    name="dolfinx",
+    description="DOLFINx 0.11 (FEniCSx) from the dolfinx-solver-real wheel",
+    families=FAMILY_NAMES,
+    preload=("dolfinx_solver", "dolfinx", "dolfinx.fem.petsc", "ufl", "basix", "numpy"),
+    solver_module="casekit.solvers.dolfinx",
+))

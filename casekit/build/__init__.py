@@ -1,0 +1,1 @@
+"""``casekit build``: derivation -> validation -> meshing -> reference -> calibration -> trial."""

@@ -1,0 +1,354 @@
+"""One case through the build: derive -> validate -> mesh -> reference -> calibration -> trial.
+
+Each stage's output is cached under a content hash of its inputs (case source, casekit version,
+track name and library versions, settings, machine for timings), so a rebuild redoes only what
+changed and a killed build resumes.  A case that fails a check is rejected with the reason,
+never given a fallback value.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from casekit import SCHEMA_VERSION, __version__
+from casekit.build import cheaters, references
+from casekit.build.cache import StageCache, key
+from casekit.build.machine import environment, machine
+from casekit.derive import derive
+from casekit.domains.meshing import MeshOptions, generate, quality
+from casekit.errors import CasekitError
+from casekit.execution import execute
+from casekit.jsonio import atomic_write_text, dumps, read_json, write_json
+from casekit.model.record import CaseRecord, EvaluationMetadata, PdeClassification, Refinement, Thresholds
+from casekit.model.source import CaseSource, EvaluationConfig, load_source_dict
+from casekit.runner.limits import Limits
+from casekit.scoring import metrics
+from casekit.scoring.artifacts import ArtifactError, load_meta, load_solution, save_reference
+from casekit.solvers.settings import SolveSettings
+from casekit.thresholds import E_BASE_RANGE, thresholds
+from casekit.tracks import TRACKS
+from casekit.tracks.base import Track
+from casekit.validate import check_source
+
+STAGES = ("derive", "validate", "mesh", "reference", "calibration", "trial", "record")
+
+
+@dataclass
+class BuildOptions:
+    build_dir: Path
+    track: str = "dolfinx"
+    repeats: int = 3
+    runner: str = "local"
+    limits: Limits = field(default_factory=Limits)
+    #: host paths hidden from every solve (the build dir and the case sources are added)
+    hide: tuple[Path, ...] = ()
+
+
+@dataclass
+class CaseOutcome:
+    case_id: str
+    path: Path
+    status: str  # built | rejected | failed | skipped
+    reason: str = ""
+    e_base: float | None = None
+    t_base: float | None = None
+    family: str = ""
+    domain: str = ""
+    cached: list[str] = field(default_factory=list)
+    stage_seconds: dict[str, float] = field(default_factory=dict)
+    #: seconds inside the FEM solves (the calibration and reference runs' timed solves)
+    solve_seconds: float = 0.0
+
+    @property
+    def fully_cached(self) -> bool:
+        return self.status == "built" and {"reference", "calibration", "trial"} <= set(self.cached)
+
+
+class Rejected(Exception):
+    def __init__(self, status: str, reason: str) -> None:
+        super().__init__(reason)
+        self.status = status
+        self.reason = reason
+
+
+class CaseBuild:
+    def __init__(self, path: Path, opts: BuildOptions, timing_lock: threading.Lock,
+                 progress: Callable[[str, str], None] = lambda case, stage: None) -> None:
+        self.path = Path(path)
+        self.opts = opts
+        self.cache = StageCache(opts.build_dir)
+        self.lock = timing_lock
+        self.progress = progress
+        self.track: Track = TRACKS.get(opts.track)
+        self.outcome = CaseOutcome(self.path.stem, self.path, "failed")
+        self.hide = (opts.build_dir.resolve(), self.path.parent.parent.resolve(), *opts.hide)
+
+    # -- driver --------------------------------------------------------------------------
+    def run(self) -> CaseOutcome:
+        o = self.outcome
+        try:
+            self._run()
+            o.status = "built"
+        except Rejected as exc:
+            o.status, o.reason = exc.status, exc.reason
+        except CasekitError as exc:
+            o.status, o.reason = "rejected", str(exc)
+        except Exception:  # a bug or an unexpected failure: this case fails, the build goes on
+            import traceback
+
+            log = self.case_dir() / "error.txt"
+            log.parent.mkdir(parents=True, exist_ok=True)
+            log.write_text(traceback.format_exc())
+            o.status, o.reason = "failed", f"internal error (traceback in {log})"
+        self._write_status()
+        return o
+
+    def _stage(self, name: str) -> Any:
+        self.progress(self.outcome.case_id, name)
+        return _Timer(self.outcome.stage_seconds, name)
+
+    def _run(self) -> None:
+        o = self.outcome
+        with self._stage("derive"):
+            data = load_source_dict(self.path)
+        with self._stage("validate"):
+            problems = check_source(data, self.path)
+            if problems:
+                raise Rejected("rejected", f"invalid: {problems[0].render()}"
+                               + (f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""))
+        with self._stage("derive"):
+            source = CaseSource.from_dict(data)
+            o.case_id, o.family, o.domain = source.id, source.family, source.domain.template
+            d = derive(source)
+        if self.opts.track not in source.tracks:
+            raise Rejected("skipped", f"the case does not list track {self.opts.track!r}")
+        if not self.track.supports(source.family, source.domain.template):
+            raise Rejected("rejected", f"track {self.opts.track!r} does not support {source.family} on "
+                           f"{source.domain.template}")
+        self.source, self.d, self.spec = source, d, d.case_spec()
+        self.mask = references.grid_mask(d)
+        self.versions = self.track.versions()
+        self.source_key = key("source", source.to_dict(), __version__)
+        self.settings = SolveSettings.from_dict(source.calibration).to_dict()
+        with self._stage("mesh"):
+            mesh_info = self._mesh()
+        with self._stage("reference"):
+            ref, intermediate, ref_config = self._reference()
+        with self._stage("calibration"):
+            cal = self._calibration()
+        e_base = metrics.rel_l2(cal["arrays"], ref, self.mask)
+        refinement = None
+        if intermediate is not None:  # no-exact case: L0 calibration, L1 intermediate, L2 reference
+            refinement = {"g01": metrics.rel_l2(cal["arrays"], intermediate, self.mask),
+                          "g12": metrics.rel_l2(intermediate, ref, self.mask)}
+            if not refinement["g12"] < refinement["g01"]:
+                raise Rejected("rejected", f"refinement gaps do not shrink: g01={refinement['g01']:.3e}, "
+                               f"g12={refinement['g12']:.3e}")
+        o.e_base, o.t_base = e_base, cal["runtime"]
+        limit = (source.reference.max_e_base if source.reference and source.reference.max_e_base
+                 else E_BASE_RANGE[1])
+        if not e_base < limit:
+            raise Rejected("rejected", f"the calibration error e_base={e_base:.3e} is not below {limit:g}: "
+                           "the calibration settings are too coarse for this case")
+        config = self.d.evaluation
+        try:
+            tau = thresholds(config, e_base, cal["runtime"])
+        except CasekitError as exc:
+            raise Rejected("rejected", f"calibration out of its sanity range: {exc}") from None
+        with self._stage("trial"):
+            trial = self._trial(ref, tau["tau_acc"])
+        with self._stage("record"):
+            self._record(ref, cal, e_base, tau, refinement, ref_config, mesh_info, trial)
+
+    # -- stages --------------------------------------------------------------------------
+    def _mesh(self) -> dict[str, Any]:
+        s = SolveSettings.from_dict(self.source.calibration)
+        options = MeshOptions(cells_across=s.cells_across, order=s.geometry, cell=s.cell)
+        k = key("mesh", self.source.domain.to_dict(), options.__dict__, __version__)
+
+        def write(tmp: Path) -> None:
+            q = quality(generate(self.d.domain, options))
+            if not q.ok:
+                raise Rejected("rejected", f"the mesh of {self.d.domain.name} has {q.inverted} inverted cells")
+            write_json(tmp / "mesh.json", {"cells": q.num_cells, "min_angle_deg": q.min_angle_deg,
+                                           "min_relative_measure": q.min_relative_measure})
+
+        entry, cached = self.cache.get_or_put("mesh", k, write)
+        self._cached("mesh", cached)
+        return read_json(entry / "mesh.json")
+
+    def _reference(self) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray] | None, dict[str, Any]]:
+        """(reference, intermediate level or None, reference_config)."""
+        if self.source.manufactured:
+            k = key("reference", self.source_key)
+
+            def write(tmp: Path) -> None:
+                save_reference(tmp / "reference.npz", self.spec, references.manufactured(self.d))
+
+            entry, cached = self.cache.get_or_put("reference", k, write)
+            self._cached("reference", cached)
+            return references.load(entry / "reference.npz"), None, references.describe_manufactured()
+        levels = [SolveSettings.from_dict(lv).to_dict() for lv in self.source.reference.levels]  # type: ignore[union-attr]
+        k = key("reference", self.source_key, self.opts.track, self.versions, levels)
+
+        def write(tmp: Path) -> None:
+            for i, lv in enumerate(levels, start=1):
+                arrays, _ = self._solve(lv, tmp / f"L{i}", repeats=0)
+                save_reference(tmp / f"L{i}.npz", self.spec, arrays)
+
+        entry, cached = self.cache.get_or_put("reference", k, write)
+        self._cached("reference", cached)
+        l1, l2 = references.load(entry / "L1.npz"), references.load(entry / "L2.npz")
+        return l2, l1, {"method": "numerical", "levels": levels, "track": self.opts.track, "libraries": self.versions}
+
+    def _solve(self, settings: dict[str, Any], artifacts: Path, repeats: int) -> tuple[dict[str, np.ndarray], Any]:
+        files = self.track.calibration_files(settings)
+        cache_dir = self.opts.build_dir.resolve() / "jit" / self.opts.track
+        ex = execute(self.track, files, self.spec, artifacts, repeats=repeats, limits=self.opts.limits,
+                     cache_dir=cache_dir, hide=self.hide, runner=self.opts.runner)
+        if ex.failure:
+            raise Rejected("failed", f"the {self.opts.track} solve failed ({ex.failure[0]}): {ex.failure[1]} "
+                           f"[log: {artifacts / 'stderr.txt'}]")
+        try:
+            arrays = load_solution(artifacts, self.spec, self.mask)
+            load_meta(artifacts)
+        except ArtifactError as exc:
+            raise Rejected("failed", f"the {self.opts.track} solver wrote invalid artifacts: {exc}") from None
+        self.outcome.solve_seconds += sum(r.solve_seconds or 0.0 for r in ex.runs)
+        return arrays, ex
+
+    def _calibration(self) -> dict[str, Any]:
+        k = key("calibration", self.source_key, self.opts.track, self.versions, self.settings, self.opts.repeats,
+                machine())
+
+        def write(tmp: Path) -> None:
+            with self.lock:  # timed runs never overlap
+                _, ex = self._solve(self.settings, tmp / "artifacts", self.opts.repeats)
+            shutil.copy2(tmp / "artifacts" / "solution.npz", tmp / "calibration.npz")
+            write_json(tmp / "runs.json", {"solve_seconds": ex.solve_times, "runtime": ex.runtime,
+                                           "isolation": ex.runs[-1].isolation})
+
+        entry, cached = self.cache.get_or_put("calibration", k, write)
+        self._cached("calibration", cached)
+        runs = read_json(entry / "runs.json")
+        if runs["runtime"] is None:
+            raise Rejected("failed", "the calibration runs produced no timing")
+        arrays = references.load(entry / "calibration.npz")
+        return {"arrays": arrays, "runtime": runs["runtime"], "runs": runs["solve_seconds"], "entry": entry,
+                "meta": read_json(entry / "artifacts" / "meta.json")}
+
+    def _trial(self, ref: dict[str, np.ndarray], tau_acc: float) -> dict[str, Any]:
+        k = key("trial", self.source_key, self.opts.track, self.versions, cheaters.KINDS, tau_acc)
+
+        def write(tmp: Path) -> None:
+            results = {}
+            python_track = TRACKS.get("dolfinx")  # cheaters are plain Python (numpy) submissions
+            for kind in cheaters.KINDS:
+                if not cheaters.applicable(kind, self.spec):
+                    continue
+                ex = execute(python_track, cheaters.cheater(kind), self.spec, tmp / kind, repeats=0,
+                             limits=self.opts.limits, hide=self.hide, runner=self.opts.runner)
+                if ex.failure:
+                    results[kind] = {"stage": "F-Exec", "reason": ex.failure[1]}
+                    continue
+                try:
+                    arrays = load_solution(tmp / kind, self.spec, self.mask)
+                except ArtifactError as exc:
+                    results[kind] = {"stage": "F-Exec", "reason": str(exc)}
+                    continue
+                e = metrics.rel_l2(arrays, ref, self.mask)
+                results[kind] = {"stage": "F-Acc" if e > tau_acc else "passes accuracy", "error": e}
+            write_json(tmp / "trial.json", results)
+
+        entry, cached = self.cache.get_or_put("trial", k, write)
+        self._cached("trial", cached)
+        results = read_json(entry / "trial.json")
+        leaks = [f"{kind} (e={r['error']:.2e})" for kind, r in results.items() if r["stage"] == "passes accuracy"]
+        if leaks:
+            raise Rejected("rejected", f"trivial submissions pass the accuracy gate: {', '.join(leaks)}")
+        return results
+
+    def _record(self, ref: dict[str, np.ndarray], cal: dict[str, Any], e_base: float, tau: dict[str, float],
+                refinement: dict[str, Any] | None, ref_config: dict[str, Any], mesh_info: dict[str, Any],
+                trial: dict[str, Any]) -> None:
+        d, source = self.d, self.source
+        out_dir = self.case_dir()
+        out_dir.mkdir(parents=True, exist_ok=True)
+        save_reference(out_dir / "reference.npz", self.spec, ref)
+        shutil.copy2(cal["entry"] / "calibration.npz", out_dir / "calibration.npz")
+        meta = EvaluationMetadata(
+            construction_method="manufactured" if source.manufactured else "numerical_reference",
+            reference_config=ref_config,
+            calibration_config={**self.settings, "track": self.opts.track, "repeats": self.opts.repeats,
+                                "mesh": mesh_info},
+            reference_path=f"{source.id}/reference.npz",
+            calibration_path=f"{source.id}/calibration.npz",
+            thresholds=Thresholds(**tau),
+            e_base=e_base,
+            t_base=cal["runtime"],
+            environment=environment(self.opts.track, self.versions),
+            manufactured_solution=d.hidden_solution_text(),
+            t_base_runs=cal["runs"],
+            refinement=Refinement(refinement["g01"], refinement["g12"]) if refinement else None,
+            track=self.opts.track,
+            source_hash=self.source_key,
+            design=source.design,
+        )
+        record = CaseRecord(
+            id=source.id,
+            pde_classification=PdeClassification(d.family.name, d.family.math_types(d.transient)),
+            case_spec=self.spec,
+            evaluation_config=EvaluationConfig.from_dict(d.evaluation),
+            evaluation_metadata=meta,
+            tags=list(source.tags or []),
+            supported_libraries=list(source.tracks),
+            schema_version=SCHEMA_VERSION,
+        ).sealed()
+        atomic_write_text(out_dir / "record.json", dumps(record.to_dict(), indent=2))
+        write_json(out_dir / "trial.json", trial)
+
+    # -- helpers -------------------------------------------------------------------------
+    def case_dir(self) -> Path:
+        return self.opts.build_dir / self.opts.track / self.outcome.case_id
+
+    def _cached(self, stage: str, cached: bool) -> None:
+        if cached:
+            self.outcome.cached.append(stage)
+
+    def _write_status(self) -> None:
+        o = self.outcome
+        status = {"case_id": o.case_id, "source": str(o.path), "status": o.status, "reason": o.reason,
+                  "e_base": o.e_base, "t_base": o.t_base, "cached": o.cached, "stage_seconds": o.stage_seconds}
+        write_json(self.opts.build_dir / self.opts.track / o.case_id / "status.json", status)
+        if o.status != "built":
+            record = self.case_dir() / "record.json"
+            if record.exists():
+                record.unlink()
+
+
+class _Timer:
+    def __init__(self, into: dict[str, float], name: str) -> None:
+        self.into, self.name = into, name
+
+    def __enter__(self) -> None:
+        self.t0 = time.perf_counter()
+
+    def __exit__(self, *exc: object) -> None:
+        self.into[self.name] = self.into.get(self.name, 0.0) + time.perf_counter() - self.t0
+
+
+def collect_records(build_dir: Path, track: str) -> list[dict[str, Any]]:
+    """The built records of a track, sorted by id."""
+    out = []
+    for p in sorted((build_dir / track).glob("*/record.json")):
+        out.append(json.loads(p.read_text()))
+    return sorted(out, key=lambda r: r["id"])

@@ -1,0 +1,68 @@
+"""``casekit build``: calibrate cases with a track's solvers (cached and resumable)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from casekit.cli.app import app, console
+from casekit.errors import UsageError
+
+
+@app.command()
+def build(
+    paths: list[Path] = typer.Argument(None, help="Case sources or directories (default: cases/)."),
+    track: str = typer.Option("dolfinx", "--track", "-t", help="Track whose solvers calibrate the cases."),
+    jobs: int = typer.Option(1, "--jobs", "-j", help="Cases built concurrently (timed runs never overlap)."),
+    build_dir: Path = typer.Option(Path("build"), "--build-dir", help="Where stage outputs and records go."),
+    repeats: int = typer.Option(3, "--repeats", help="Timed calibration runs after the warm-up (median)."),
+    timeout: float = typer.Option(600.0, "--timeout", help="Wall-clock limit of one solve, seconds."),
+    memory_mb: int = typer.Option(4096, "--memory-mb", help="Address-space limit of one solve."),
+) -> None:
+    """Derive, validate, mesh, compute references, calibrate (e_base, t_base, thresholds) and
+    trial-run each case; rejected cases are listed with their reasons."""
+    from casekit.build.pipeline import BuildOptions
+    from casekit.build.run import build as run_build
+    from casekit.build.run import case_files
+    from casekit.runner.limits import Limits
+    from casekit.tracks import TRACKS
+
+    paths = paths or [Path("cases")]
+    for p in paths:
+        if not p.exists():
+            raise UsageError(f"{p} does not exist")
+    if repeats < 1 or jobs < 1:
+        raise UsageError("--repeats and --jobs must be at least 1")
+    t = TRACKS.get(track)
+    ok, why = t.status()
+    if not ok:
+        raise UsageError(f"track {track!r} is not usable here: {why}", valid="casekit env check")
+    files = case_files(paths)
+    opts = BuildOptions(build_dir, track, repeats, limits=Limits(timeout_sec=timeout, memory_mb=memory_mb))
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), TextColumn("{task.fields[last]}"), console=console) as progress:
+        task = progress.add_task(f"build ({track})", total=len(files), last="")
+        outcomes = run_build(
+            paths, opts, jobs,
+            progress=lambda case, stage: progress.update(task, last=f"{case}: {stage}"),
+            done=lambda o: progress.update(task, advance=1, last=f"{o.case_id}: {o.status}"))
+    table = Table(title=f"casekit build --track {track}", show_edge=False)
+    for col in ("case", "status", "e_base", "t_base [s]", "note"):
+        table.add_column(col)
+    for o in outcomes:
+        status = "cached" if o.fully_cached else o.status
+        colour = {"built": "green", "cached": "cyan", "rejected": "yellow", "failed": "red"}.get(status, "")
+        table.add_row(o.case_id, f"[{colour}]{status}[/{colour}]" if colour else status,
+                      f"{o.e_base:.2e}" if o.e_base is not None else "",
+                      f"{o.t_base:.3f}" if o.t_base is not None else "", o.reason)
+    console.print(table)
+    counts: dict[str, int] = {}
+    for o in outcomes:
+        s = "cached" if o.fully_cached else o.status
+        counts[s] = counts.get(s, 0) + 1
+    console.print(", ".join(f"{n} {s}" for s, n in sorted(counts.items())) +
+                  f"; records in {build_dir / track / 'records.jsonl'}")
+    raise typer.Exit(0 if all(o.status in ("built", "skipped") for o in outcomes) else 1)

@@ -1,0 +1,1 @@
+"""Scoring: artifact checks, the error and auxiliary metrics, and the staged gates."""

@@ -1,0 +1,27 @@
+"""The staged gates: the one function every track's verdicts come from.
+
+F-Exec (did not run, timed out, or wrote invalid artifacts) -> F-Acc (e > tau_acc) ->
+F-Time (t > tau_time) -> Pass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+STAGES = ("F-Exec", "F-Acc", "F-Time", "Pass")
+
+
+@dataclass(frozen=True)
+class Gate:
+    stage: str
+    passed: bool
+
+
+def gate(executed: bool, error: float | None, tau_acc: float, runtime: float | None, tau_time: float) -> Gate:
+    if not executed or error is None:
+        return Gate("F-Exec", False)
+    if not error <= tau_acc:
+        return Gate("F-Acc", False)
+    if runtime is None or not runtime <= tau_time:
+        return Gate("F-Time", False)
+    return Gate("Pass", True)

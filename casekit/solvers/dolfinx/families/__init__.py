@@ -1,0 +1,1 @@
+"""One module per family; each registers its solver with ``@family(name)``."""

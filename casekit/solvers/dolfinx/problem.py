@@ -1,0 +1,144 @@
+"""What every DOLFINx calibration solver needs from a case_spec: mesh, tags, expressions, BCs.
+
+The mesh comes from the domain registry through gmsh (the same geometry and boundary tags as
+every other track); expressions are parsed by casekit's one expression parser and turned into
+UFL; Dirichlet data are interpolated into the space (and re-interpolated when the time changes).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import dolfinx_solver  # noqa: F401  (must come before dolfinx: it orders MPI first)
+import numpy as np
+import ufl
+from dolfinx import fem
+from dolfinx.io import gmsh as dgmsh
+from mpi4py import MPI
+
+from casekit.domains import resolve
+from casekit.domains.meshing import MeshOptions, gmsh_model
+from casekit.expr import as_expr, exact
+from casekit.solvers.dolfinx.ufl_expr import to_ufl
+from casekit.solvers.settings import SolveSettings
+
+
+@dataclass
+class Dirichlet:
+    """A Dirichlet condition whose data can be re-interpolated at a new time."""
+
+    bc: fem.DirichletBC
+    g: fem.Function
+    expression: fem.Expression
+
+    def update(self) -> None:
+        self.g.interpolate(self.expression)
+
+
+class Problem:
+    def __init__(self, case_spec: dict[str, Any], settings: dict[str, Any]) -> None:
+        self.spec = case_spec
+        self.settings = SolveSettings.from_dict(settings)
+        dom = case_spec["domain"]
+        self.domain = resolve(dom["type"], dom["geometry_params"])
+        self.dim = self.domain.dim
+        options = MeshOptions(cells_across=self.settings.cells_across, order=self.settings.geometry,
+                              cell=self.settings.cell)
+        with gmsh_model(self.domain, options) as g:
+            data = dgmsh.model_to_mesh(g.model, MPI.COMM_WORLD, 0, gdim=self.dim)
+        self.mesh = data.mesh
+        self.facet_tags = data.facet_tags
+        self.tag_ids = {name: int(pg.tag) for name, pg in data.physical_groups.items() if pg.dim == self.dim - 1}
+        self.mesh.topology.create_connectivity(self.dim - 1, self.dim)
+        self.x = ufl.SpatialCoordinate(self.mesh)
+        self.t = fem.Constant(self.mesh, 0.0)
+        self.ds = ufl.Measure("ds", domain=self.mesh, subdomain_data=self.facet_tags)
+        self.h = ufl.CellDiameter(self.mesh)
+        self.n = ufl.FacetNormal(self.mesh)
+        time = case_spec["pde"].get("time")
+        self.t0 = float(time["t0"]) if time else 0.0
+        self.t_end = float(time["t_end"]) if time else 0.0
+        self.transient = time is not None
+        self.variables = ["x", "y", "z"][: self.dim] + (["t"] if self.transient else [])
+        self.t.value = self.t0
+
+    # -- expressions ---------------------------------------------------------------------
+    def sym(self, value: Any, params: tuple[str, ...] = ()) -> Any:
+        """A case_spec value (number, expression, or component list) as sympy."""
+        if isinstance(value, list):
+            return tuple(exact(as_expr(v, variables=self.variables, params=params)) for v in value)
+        return exact(as_expr(value, variables=self.variables, params=params))
+
+    def ufl(self, value: Any, symbols: dict[str, Any] | None = None) -> Any:
+        """A case_spec value as UFL (a vector for component lists)."""
+        params = tuple(symbols or ())
+        s = self.sym(value, params)
+        if isinstance(s, tuple):
+            return ufl.as_vector([to_ufl(c, self.x, self.t, symbols) for c in s])
+        return ufl.as_ufl(to_ufl(s, self.x, self.t, symbols))
+
+    def param(self, name: str, symbols: dict[str, Any] | None = None) -> Any:
+        return self.ufl(self.spec["pde"]["params"][name], symbols)
+
+    def forcing(self, name: str = "f") -> Any:
+        return self.ufl(self.spec["pde"]["forcing"][name])
+
+    # -- boundary ------------------------------------------------------------------------
+    def entries(self, kind: str) -> list[dict[str, Any]]:
+        return list(self.spec["bc"].get(kind, []))
+
+    def ds_tag(self, tag: str) -> Any:
+        return self.ds(self.tag_ids[tag])
+
+    def facets(self, tag: str) -> np.ndarray:
+        return self.facet_tags.find(self.tag_ids[tag])
+
+    def dirichlet(self, space: Any, value: Any, tag: str) -> Dirichlet:
+        """u = value on ``tag`` for ``space`` (a space or a sub-space of a mixed/vector space)."""
+        collapsed = space.collapse()[0] if space.component() else space
+        g = fem.Function(collapsed)
+        expression = fem.Expression(self.ufl(value) if not _is_ufl(value) else value,
+                                    collapsed.element.interpolation_points, comm=self.mesh.comm)
+        g.interpolate(expression)
+        if collapsed is space:
+            dofs = fem.locate_dofs_topological(space, self.dim - 1, self.facets(tag))
+            bc = fem.dirichletbc(g, dofs)
+        else:
+            dofs = fem.locate_dofs_topological((space, collapsed), self.dim - 1, self.facets(tag))
+            bc = fem.dirichletbc(g, dofs, space)
+        return Dirichlet(bc, g, expression)
+
+    def dirichlets(self, space: Any, key: str = "value") -> list[Dirichlet]:
+        return [self.dirichlet(space, e[key], e["tag"]) for e in self.entries("dirichlet")]
+
+    def neumann_terms(self, v: Any) -> Any:
+        """sum over Neumann tags of  g . v ds(tag)  (0 when there are none)."""
+        terms = [ufl.inner(self.ufl(e["value"]), v) * self.ds_tag(e["tag"]) for e in self.entries("neumann")]
+        return sum(terms[1:], terms[0]) if terms else None
+
+    def robin_terms(self, u: Any, v: Any) -> tuple[Any, Any]:
+        """(sum alpha u v ds, sum g v ds) over Robin tags (None when there are none)."""
+        a = [float(e["alpha"]) * u * v * self.ds_tag(e["tag"]) for e in self.entries("robin")]
+        L = [self.ufl(e["value"]) * v * self.ds_tag(e["tag"]) for e in self.entries("robin")]
+        if not a:
+            return None, None
+        return sum(a[1:], a[0]), sum(L[1:], L[0])
+
+    def periodic_pairs(self) -> list[tuple[str, str, np.ndarray]]:
+        return [(p["tags"][0], p["tags"][1], np.asarray(p["translation"], dtype=float))
+                for p in self.spec["bc"].get("periodic", [])]
+
+    # -- time ----------------------------------------------------------------------------
+    def time_steps(self) -> tuple[int, float]:
+        return self.settings.steps(self.t0, self.t_end)
+
+
+def _is_ufl(value: Any) -> bool:
+    return isinstance(value, ufl.core.expr.Expr)
+
+
+def add(*forms: Any) -> Any:
+    """Sum of forms, skipping None."""
+    present = [f for f in forms if f is not None]
+    return sum(present[1:], present[0])

@@ -1,0 +1,46 @@
+"""Private solve settings (the ``calibration`` block of a case source, and reference levels)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+
+@dataclass(frozen=True)
+class SolveSettings:
+    cells_across: int = 32
+    degree: int = 2
+    cell: str = "simplex"
+    dt: float | None = None
+    scheme: str = "crank_nicolson"
+    stabilization: str = "none"
+    linear_solver: str = "direct"
+    rtol: float = 1e-10
+    newton_rtol: float = 1e-10
+    max_newton_iterations: int = 30
+    #: order of the geometry (2: curved cells that follow circular boundaries); default
+    #: min(degree, 2), so curved boundaries do not limit the convergence of P2
+    geometry_order: int | None = None
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None) -> SolveSettings:
+        data = dict(data or {})
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"unknown solve settings {unknown}; known: {sorted(known)}")
+        return cls(**data)
+
+    @property
+    def geometry(self) -> int:
+        return self.geometry_order if self.geometry_order is not None else min(self.degree, 2)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def steps(self, t0: float, t_end: float) -> tuple[int, float]:
+        """Number of time steps and the step that divides [t0, t_end] evenly."""
+        if self.dt is None:
+            raise ValueError("a transient case needs a time step (calibration dt)")
+        n = max(1, round((t_end - t0) / self.dt))
+        return n, (t_end - t0) / n
