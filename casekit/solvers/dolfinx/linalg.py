@@ -27,23 +27,30 @@ class Stats:
     linear_solves: int = 0
     linear_iterations: int = 0
     newton_iterations: int = 0
+    time_steps: int = 0
     dofs: int = 0
     ksp_type: str = "preonly"
     pc_type: str = "lu"
 
     def info(self) -> dict[str, Any]:
         return {"dofs": self.dofs, "linear_iterations": self.linear_iterations,
-                "newton_iterations": self.newton_iterations, "ksp_type": self.ksp_type, "pc_type": self.pc_type}
+                "newton_iterations": self.newton_iterations, "time_steps": self.time_steps,
+                "ksp_type": self.ksp_type, "pc_type": self.pc_type}
 
 
 # --------------------------------------------------------------------------- periodicity
+def collapse(space: Any) -> tuple[Any, np.ndarray]:
+    """A sub-space as a space of its own and the parent dofs of its dofs."""
+    collapsed, dofs = space.collapse()
+    return collapsed, np.asarray(dofs[0] if isinstance(dofs, list) else dofs)
+
+
 def _scalar_leaves(space: Any) -> list[tuple[Any, np.ndarray]]:
     """(collapsed scalar space, parent dof indices) for every scalar component of ``space``."""
     n = space.num_sub_spaces
     if n == 0:
         if space.component():
-            collapsed, dofs = space.collapse()
-            return [(collapsed, np.asarray(dofs))]
+            return [collapse(space)]
         return [(space, np.arange(space_size(space)))]
     return [leaf for i in range(n) for leaf in _scalar_leaves(space.sub(i))]
 
@@ -163,7 +170,8 @@ class LinearSystem:
         return rows, vals
 
     def solve(self, L: Any, out: fem.Function) -> None:
-        b = fpetsc.assemble_vector(fem.form(L)) if not isinstance(L, PETSc.Vec) else L
+        """Solve with right-hand side ``L`` (a UFL form or a compiled ``fem.Form``) into ``out``."""
+        b = fpetsc.assemble_vector(L if isinstance(L, fem.Form) else fem.form(L))
         b.ghostUpdate(addv=PETSc.InsertMode.ADD, mode=PETSc.ScatterMode.REVERSE)
         br = self.reduction.vector(b) if self.reduction else b
         rows, vals = self._rows()
@@ -193,51 +201,64 @@ def solve_linear(problem: Problem, a: Any, L: Any, space: Any, bcs: list[Dirichl
     return u
 
 
+class Newton:
+    """F(u; v) = 0 by Newton's method; the forms are compiled once and reused (time loops)."""
+
+    def __init__(self, problem: Problem, F: Any, u: fem.Function, bcs: list[Dirichlet], stats: Stats,
+                 pin: np.ndarray | None = None) -> None:
+        self.problem, self.u, self.bcs, self.stats, self.pin = problem, u, bcs, stats, pin
+        self.space = u.function_space
+        self.reduction = Reduction.build(problem, self.space)
+        self.J = fem.form(ufl.derivative(F, u, ufl.TrialFunction(self.space)))
+        self.F = fem.form(F)
+        self.du = fem.Function(self.space)
+        stats.dofs = space_size(self.space)
+
+    def solve(self) -> int:
+        """Newton iterations from the current u (its Dirichlet values are imposed first)."""
+        s, u, red = self.problem.settings, self.u, self.reduction
+        for d in self.bcs:
+            d.bc.set(u.x.array)
+        u.x.scatter_forward()
+        r0 = norm = None
+        for it in range(1, s.max_newton_iterations + 1):
+            b = fpetsc.assemble_vector(self.F)
+            b.ghostUpdate(addv=PETSc.InsertMode.ADD, mode=PETSc.ScatterMode.REVERSE)
+            if red:
+                b = red.vector(b)
+            rows, _ = dirichlet_rows(self.bcs, space_size(self.space), red)
+            if self.pin is not None:
+                rows = np.concatenate([rows, red.reduced_index[self.pin] if red else self.pin]).astype(np.int32)
+            b.scale(-1.0)
+            b.setValues(rows, np.zeros(len(rows)))
+            b.assemble()
+            norm = b.norm()
+            r0 = norm if r0 is None else r0
+            if (norm <= max(s.newton_rtol * r0, 1e-12) and it > 1) or norm < 1e-14:
+                self.stats.newton_iterations += it - 1
+                return it - 1
+            A = fpetsc.assemble_matrix(self.J)
+            A.assemble()
+            if red:
+                A = red.matrix(A)
+            A.zeroRowsColumns(rows, 1.0)
+            ksp = _ksp(A, self.stats, "cknewton_")
+            x = A.createVecRight()
+            ksp.solve(b, x)
+            self.stats.linear_solves += 1
+            self.stats.linear_iterations += max(1, ksp.getIterationNumber())
+            if red:
+                red.expand(x, self.du.x.petsc_vec)
+            else:
+                x.copy(self.du.x.petsc_vec)
+            u.x.array[:] += self.du.x.array
+            u.x.scatter_forward()
+            ksp.destroy()
+            A.destroy()
+        raise RuntimeError(f"Newton did not converge in {s.max_newton_iterations} iterations "
+                           f"(residual {norm:.3e}, initial {r0:.3e})")
+
+
 def newton(problem: Problem, F: Any, u: fem.Function, bcs: list[Dirichlet], stats: Stats,
            pin: np.ndarray | None = None) -> None:
-    """Solve F(u; v) = 0 by Newton's method from the current u (Dirichlet values imposed first)."""
-    s = problem.settings
-    space = u.function_space
-    reduction = Reduction.build(problem, space)
-    for d in bcs:
-        d.bc.set(u.x.array)
-    u.x.scatter_forward()
-    du = ufl.TrialFunction(space)
-    J = fem.form(ufl.derivative(F, u, du))
-    Fform = fem.form(F)
-    dx_full = fem.Function(space)
-    r0 = None
-    for it in range(1, s.max_newton_iterations + 1):
-        A = fpetsc.assemble_matrix(J)
-        A.assemble()
-        b = fpetsc.assemble_vector(Fform)
-        b.ghostUpdate(addv=PETSc.InsertMode.ADD, mode=PETSc.ScatterMode.REVERSE)
-        if reduction:
-            A, b = reduction.matrix(A), reduction.vector(b)
-        rows, _ = dirichlet_rows(bcs, space_size(space), reduction)
-        if pin is not None:
-            rows = np.concatenate([rows, reduction.reduced_index[pin] if reduction else pin]).astype(np.int32)
-        b.scale(-1.0)
-        b.setValues(rows, np.zeros(len(rows)))
-        b.assemble()
-        norm = b.norm()
-        r0 = norm if r0 is None else r0
-        if norm <= max(s.newton_rtol * r0, 1e-13):
-            stats.newton_iterations += it - 1
-            return
-        A.zeroRowsColumns(rows, 1.0)
-        ksp = _ksp(A, stats, f"cknewton{it}_")
-        x = A.createVecRight()
-        ksp.solve(b, x)
-        stats.linear_solves += 1
-        stats.linear_iterations += max(1, ksp.getIterationNumber())
-        if reduction:
-            reduction.expand(x, dx_full.x.petsc_vec)
-        else:
-            x.copy(dx_full.x.petsc_vec)
-        u.x.array[:] += dx_full.x.array
-        u.x.scatter_forward()
-        ksp.destroy()
-        A.destroy()
-    raise RuntimeError(f"Newton did not converge in {s.max_newton_iterations} iterations "
-                       f"(residual {norm:.3e}, initial {r0:.3e})")
+    Newton(problem, F, u, bcs, stats, pin).solve()

@@ -70,19 +70,27 @@ class Problem:
             return tuple(exact(as_expr(v, variables=self.variables, params=params)) for v in value)
         return exact(as_expr(value, variables=self.variables, params=params))
 
-    def ufl(self, value: Any, symbols: dict[str, Any] | None = None) -> Any:
-        """A case_spec value as UFL (a vector for component lists)."""
+    def ufl(self, value: Any, symbols: dict[str, Any] | None = None, t: Any = None) -> Any:
+        """A case_spec value as UFL (a vector for component lists), at time ``t`` (a Constant;
+        default: the problem's current time ``self.t``)."""
         params = tuple(symbols or ())
         s = self.sym(value, params)
+        t = self.t if t is None else t
         if isinstance(s, tuple):
-            return ufl.as_vector([to_ufl(c, self.x, self.t, symbols) for c in s])
-        return ufl.as_ufl(to_ufl(s, self.x, self.t, symbols))
+            return ufl.as_vector([to_ufl(c, self.x, t, symbols) for c in s])
+        return ufl.as_ufl(to_ufl(s, self.x, t, symbols))
 
-    def param(self, name: str, symbols: dict[str, Any] | None = None) -> Any:
-        return self.ufl(self.spec["pde"]["params"][name], symbols)
+    def param(self, name: str, symbols: dict[str, Any] | None = None, t: Any = None) -> Any:
+        return self.ufl(self.spec["pde"]["params"][name], symbols, t)
 
-    def forcing(self, name: str = "f") -> Any:
-        return self.ufl(self.spec["pde"]["forcing"][name])
+    def number(self, name: str) -> float:
+        return float(self.spec["pde"]["params"][name])
+
+    def vector(self, name: str) -> Any:
+        return ufl.as_vector([float(c) for c in self.spec["pde"]["params"][name]])
+
+    def forcing(self, name: str = "f", t: Any = None) -> Any:
+        return self.ufl(self.spec["pde"]["forcing"][name], t=t)
 
     # -- boundary ------------------------------------------------------------------------
     def entries(self, kind: str) -> list[dict[str, Any]]:
@@ -112,18 +120,23 @@ class Problem:
     def dirichlets(self, space: Any, key: str = "value") -> list[Dirichlet]:
         return [self.dirichlet(space, e[key], e["tag"]) for e in self.entries("dirichlet")]
 
-    def neumann_terms(self, v: Any) -> Any:
-        """sum over Neumann tags of  g . v ds(tag)  (0 when there are none)."""
-        terms = [ufl.inner(self.ufl(e["value"]), v) * self.ds_tag(e["tag"]) for e in self.entries("neumann")]
-        return sum(terms[1:], terms[0]) if terms else None
+    def neumann_terms(self, v: Any, t: Any = None) -> Any:
+        """sum over Neumann tags of  g . v ds(tag)  (None when there are none)."""
+        terms = [ufl.inner(self.ufl(e["value"], t=t), v) * self.ds_tag(e["tag"]) for e in self.entries("neumann")]
+        return add(*terms) if terms else None
 
-    def robin_terms(self, u: Any, v: Any) -> tuple[Any, Any]:
+    def robin_terms(self, u: Any, v: Any, t: Any = None) -> tuple[Any, Any]:
         """(sum alpha u v ds, sum g v ds) over Robin tags (None when there are none)."""
         a = [float(e["alpha"]) * u * v * self.ds_tag(e["tag"]) for e in self.entries("robin")]
-        L = [self.ufl(e["value"]) * v * self.ds_tag(e["tag"]) for e in self.entries("robin")]
+        L = [self.ufl(e["value"], t=t) * v * self.ds_tag(e["tag"]) for e in self.entries("robin")]
         if not a:
             return None, None
-        return sum(a[1:], a[0]), sum(L[1:], L[0])
+        return add(*a), add(*L)
+
+    def boundary_load(self, u: Any, v: Any, t: Any = None) -> tuple[Any, Any]:
+        """(Robin bilinear part, Neumann + Robin data part), either None when absent."""
+        ra, rL = self.robin_terms(u, v, t)
+        return ra, add(self.neumann_terms(v, t), rL)
 
     def periodic_pairs(self) -> list[tuple[str, str, np.ndarray]]:
         return [(p["tags"][0], p["tags"][1], np.asarray(p["translation"], dtype=float))
@@ -139,6 +152,8 @@ def _is_ufl(value: Any) -> bool:
 
 
 def add(*forms: Any) -> Any:
-    """Sum of forms, skipping None."""
+    """Sum of forms, skipping None (None when nothing is left)."""
     present = [f for f in forms if f is not None]
+    if not present:
+        return None
     return sum(present[1:], present[0])
