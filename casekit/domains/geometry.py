@@ -317,24 +317,32 @@ class Region:
         pts = np.asarray(points, dtype=float)[:, :2]
         return np.min([p.segment.distance(pts) for p in self.tag_pieces(tag)], axis=0)
 
+    def _monotone(self) -> list[tuple[Point, Point, Arc | None, float]]:
+        """All loops as pieces monotone in y, each ending exactly where the next one starts (so
+        the half-open crossing rule cannot miss or double-count a junction)."""
+        out = []
+        for loop in self.loops:
+            parts = [(a, b, p.segment if isinstance(p.segment, Arc) else None, sign)
+                     for p in loop.pieces for a, b, _, sign in p.segment.monotone()]
+            for i, (a, _, arc, sign) in enumerate(parts):
+                out.append((a, parts[(i + 1) % len(parts)][0], arc, sign))
+        return out
+
     def strictly_inside(self, points: np.ndarray) -> np.ndarray:
         """Crossing-number test of the open region (boundary points may go either way)."""
         pts = np.asarray(points, dtype=float)[:, :2]
         px, py = pts[:, 0], pts[:, 1]
         crossings = np.zeros(len(pts), dtype=np.int64)
-        for piece in self.pieces():
-            for (x0, y0), (x1, y1), cx, sign in piece.segment.monotone():
-                if y0 == y1:
-                    continue
-                hit = ((y0 <= py) & (py < y1)) | ((y1 <= py) & (py < y0))
-                if cx is None:
-                    xi = x0 + (py - y0) * (x1 - x0) / (y1 - y0)
-                else:
-                    arc = piece.segment
-                    assert isinstance(arc, Arc)
-                    h = np.clip(arc.radius**2 - (py - arc.center[1]) ** 2, 0.0, None)
-                    xi = cx + sign * np.sqrt(h)
-                crossings += hit & (xi > px)
+        for (x0, y0), (x1, y1), arc, sign in self._monotone():
+            if y0 == y1:
+                continue
+            hit = ((y0 <= py) & (py < y1)) | ((y1 <= py) & (py < y0))
+            if arc is None:
+                xi = x0 + (py - y0) * (x1 - x0) / (y1 - y0)
+            else:
+                h = np.clip(arc.radius**2 - (py - arc.center[1]) ** 2, 0.0, None)
+                xi = arc.center[0] + sign * np.sqrt(h)
+            crossings += hit & (xi > px)
         return crossings % 2 == 1
 
     def inside(self, points: np.ndarray, tol: float | None = None) -> np.ndarray:

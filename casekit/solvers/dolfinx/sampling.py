@@ -1,7 +1,9 @@
 """Values of a DOLFINx function at grid points, robust at curved boundaries.
 
-Points inside the exact domain but just outside the polygonal mesh (where a curved boundary is
-approximated by straight edges) get the value of the nearest cell instead of a spurious NaN.
+Points inside the exact domain but just outside the mesh (a boundary approximated by straight
+or quadratic edges) get the value of the nearest cell, evaluated at the point pulled towards
+that cell's midpoint until it lies in the cell -- never a spurious NaN, and no pull-back of a
+point far outside a curved cell (which does not converge).
 """
 
 from __future__ import annotations
@@ -11,6 +13,22 @@ from typing import Any
 import dolfinx_solver  # noqa: F401
 import numpy as np
 from dolfinx import geometry
+from dolfinx.mesh import compute_midpoints
+
+#: how far a point outside the mesh is moved towards its nearest cell's midpoint, in turn
+_PULL = (0.9999, 0.999, 0.99, 0.9, 0.5, 0.0)
+
+
+def _locate(mesh: Any, tree: Any, pts: np.ndarray) -> np.ndarray:
+    """A cell containing each point, or -1."""
+    candidates = geometry.compute_collisions_points(tree, pts)
+    colliding = geometry.compute_colliding_cells(mesh, candidates, pts)
+    cells = np.full(len(pts), -1, dtype=np.int32)
+    for i in range(len(pts)):
+        links = colliding.links(i)
+        if len(links):
+            cells[i] = links[0]
+    return cells
 
 
 def evaluate(u: Any, points: np.ndarray) -> np.ndarray:
@@ -20,17 +38,21 @@ def evaluate(u: Any, points: np.ndarray) -> np.ndarray:
     pts = np.zeros((len(points), 3))
     pts[:, : points.shape[1]] = points
     tree = geometry.bb_tree(mesh, tdim)
-    candidates = geometry.compute_collisions_points(tree, pts)
-    colliding = geometry.compute_colliding_cells(mesh, candidates, pts)
-    cells = np.full(len(pts), -1, dtype=np.int32)
-    for i in range(len(pts)):
-        links = colliding.links(i)
-        if len(links):
-            cells[i] = links[0]
+    cells = _locate(mesh, tree, pts)
     missing = np.flatnonzero(cells < 0)
     if len(missing):
         num = mesh.topology.index_map(tdim).size_local
-        mid = geometry.create_midpoint_tree(mesh, tdim, np.arange(num, dtype=np.int32))
-        cells[missing] = geometry.compute_closest_entity(tree, mid, mesh, pts[missing])
+        mid_tree = geometry.create_midpoint_tree(mesh, tdim, np.arange(num, dtype=np.int32))
+        nearest = geometry.compute_closest_entity(tree, mid_tree, mesh, pts[missing])
+        mids = compute_midpoints(mesh, tdim, nearest)
+        for s in _PULL:
+            if not len(missing):
+                break
+            q = mids + s * (pts[missing] - mids)
+            found = _locate(mesh, tree, q)
+            ok = found >= 0
+            pts[missing[ok]] = q[ok]
+            cells[missing[ok]] = found[ok]
+            missing, mids = missing[~ok], mids[~ok]
     values = u.eval(pts, cells)
     return values[:, 0] if values.shape[1] == 1 else values
