@@ -216,8 +216,12 @@ class CaseBuild:
         ex = execute(self.track, files, self.spec, artifacts, repeats=repeats, limits=self.opts.limits,
                      cache_dir=cache_dir, hide=self.hide, runner=self.opts.runner)
         if ex.failure:
+            logs = self.case_dir() / "logs" / artifacts.name
+            if logs.exists():
+                shutil.rmtree(logs)
+            shutil.copytree(artifacts, logs)
             raise Rejected("failed", f"the {self.opts.track} solve failed ({ex.failure[0]}): {ex.failure[1]} "
-                           f"[log: {artifacts / 'stderr.txt'}]")
+                           f"[log: {logs / 'stderr.txt'}]")
         try:
             arrays = load_solution(artifacts, self.spec, self.mask)
             load_meta(artifacts)

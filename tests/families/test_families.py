@@ -18,9 +18,9 @@ ALL = FAMILIES.names()
 
 
 def test_all_eleven_families_are_registered() -> None:
-    assert ALL == sorted(["poisson", "helmholtz", "biharmonic", "linear_elasticity", "heat",
+    assert sorted(["poisson", "helmholtz", "biharmonic", "linear_elasticity", "heat",
                           "convection_diffusion", "reaction_diffusion", "stokes", "navier_stokes", "burgers",
-                          "wave"])
+                          "wave"]) == ALL
     for name, fam in FAMILIES.items():
         assert fam.equation and fam.consideration and fam.outputs and fam.axes, name
         assert set(fam.bc_kinds) <= {"dirichlet", "neumann", "robin", "periodic"}

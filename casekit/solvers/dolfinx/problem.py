@@ -106,8 +106,7 @@ class Problem:
         """u = value on ``tag`` for ``space`` (a space or a sub-space of a mixed/vector space)."""
         collapsed = space.collapse()[0] if space.component() else space
         g = fem.Function(collapsed)
-        expression = fem.Expression(self.ufl(value) if not _is_ufl(value) else value,
-                                    collapsed.element.interpolation_points, comm=self.mesh.comm)
+        expression = self.expression(self.ufl(value) if not _is_ufl(value) else value, collapsed)
         g.interpolate(expression)
         if collapsed is space:
             dofs = fem.locate_dofs_topological(space, self.dim - 1, self.facets(tag))
@@ -116,6 +115,13 @@ class Problem:
             dofs = fem.locate_dofs_topological((space, collapsed), self.dim - 1, self.facets(tag))
             bc = fem.dirichletbc(g, dofs, space)
         return Dirichlet(bc, g, expression)
+
+    def expression(self, value: Any, space: Any) -> fem.Expression:
+        """An interpolatable expression on this mesh (constants are tied to the mesh too)."""
+        if not ufl.domain.extract_domains(value):
+            nothing = self.x[0] - self.x[0]  # UFL keeps this (0 * x would fold away with the mesh)
+            value = value + (nothing if not value.ufl_shape else nothing * ufl.as_vector([1.0] * value.ufl_shape[0]))
+        return fem.Expression(value, space.element.interpolation_points, comm=self.mesh.comm)
 
     def dirichlets(self, space: Any, key: str = "value") -> list[Dirichlet]:
         return [self.dirichlet(space, e[key], e["tag"]) for e in self.entries("dirichlet")]

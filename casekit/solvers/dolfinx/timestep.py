@@ -22,8 +22,7 @@ Residual = Callable[[Any, Any, Any], Any]  # (u, v, t) -> form
 
 def initial(p: Problem, space: Any, name: str = "u") -> fem.Function:
     u = fem.Function(space)
-    u.interpolate(fem.Expression(p.ufl(p.spec["ic"][name]), space.element.interpolation_points,
-                                 comm=p.mesh.comm))
+    u.interpolate(p.expression(p.ufl(p.spec["ic"][name]), space))
     return u
 
 

@@ -1,0 +1,139 @@
+"""casekit build: calibrated records, rejections with reasons, caching, kill and resume."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from casekit import yamlio
+from casekit.authoring.builder import build_source
+from casekit.build.pipeline import BuildOptions
+from casekit.build.run import build
+from casekit.runner.limits import Limits
+from casekit.validate import check_record
+
+pytestmark = pytest.mark.dolfinx
+
+
+def coarse(family: str, domain: str, seed: int = 1, **levels: str) -> dict:
+    src = build_source(family, domain, levels, seed)
+    src["eval_grid"] = {"nx": 21, "ny": 21} if "nz" not in src["eval_grid"] else {"nx": 9, "ny": 9, "nz": 9}
+    src["calibration"] = {**src["calibration"], "cells_across": 12}
+    return src
+
+
+def write_case(root: Path, src: dict) -> Path:
+    path = root / "cases" / src["family"] / f"{src['id']}.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yamlio.dumps(src))
+    return path
+
+
+def opts(build_dir: Path) -> BuildOptions:
+    return BuildOptions(build_dir, "dolfinx", repeats=1, limits=Limits(timeout_sec=300))
+
+
+def test_build_gives_valid_calibrated_records_and_caches(tmp_path: Path) -> None:
+    src = coarse("poisson", "annulus", bc="mixed")
+    path = write_case(tmp_path, src)
+    outcomes = build([path], opts(tmp_path / "build"))
+    (o,) = outcomes
+    assert o.status == "built", o.reason
+    record = json.loads((tmp_path / "build" / "dolfinx" / src["id"] / "record.json").read_text())
+    assert check_record(record) == []
+    meta = record["evaluation_metadata"]
+    assert 0 < meta["e_base"] < 0.05 and meta["t_base"] > 0
+    assert meta["thresholds"]["tau_acc"] == max(10 * meta["e_base"], 1e-6)
+    assert meta["thresholds"]["tau_time"] == pytest.approx(3 * meta["t_base"])
+    assert meta["environment"]["cpu_count"] >= 1 and "dolfinx-solver-real" in meta["environment"]["libraries"]
+    again = build([path], opts(tmp_path / "build"))
+    assert again[0].fully_cached and again[0].e_base == o.e_base and again[0].t_base == o.t_base
+    # editing the case redoes only that case's stages
+    src["pde"]["params"]["kappa"] = 2.0
+    write_case(tmp_path, src)
+    edited = build([path], opts(tmp_path / "build"))
+    assert edited[0].status == "built" and "calibration" not in edited[0].cached
+
+
+def test_numerical_reference_case_passes_the_refinement_check(tmp_path: Path) -> None:
+    src = {
+        "id": "poisson_no_exact_unit_load", "family": "poisson", "domain": {"template": "unit_square"},
+        "pde": {"params": {"kappa": "1 + x*y"}, "forcing": {"f": "exp(-20*((x-0.3)**2 + (y-0.6)**2))"}},
+        "boundary": {t: {"kind": "dirichlet", "value": 0} for t in ("bottom", "right", "top", "left")},
+        "eval_grid": {"nx": 21, "ny": 21}, "output": {"field": "u"},
+        "calibration": {"cells_across": 12, "degree": 2},
+        "reference": {"levels": [{"cells_across": 24, "degree": 2}, {"cells_across": 48, "degree": 3}]},
+        "tracks": ["dolfinx"],
+    }
+    path = write_case(tmp_path, src)
+    (o,) = build([path], opts(tmp_path / "build"))
+    assert o.status == "built", o.reason
+    record = json.loads((tmp_path / "build" / "dolfinx" / src["id"] / "record.json").read_text())
+    ref = record["evaluation_metadata"]["refinement"]
+    assert ref["g12"] < ref["g01"]
+    assert record["evaluation_metadata"]["construction_method"] == "numerical_reference"
+    assert "manufactured_solution" not in record["evaluation_metadata"]
+
+
+def test_a_broken_calibration_setting_is_rejected_with_the_reason(tmp_path: Path) -> None:
+    src = coarse("helmholtz", "unit_square", wavenumber="high")
+    src["calibration"] = {"cells_across": 2, "degree": 1}
+    path = write_case(tmp_path, src)
+    (o,) = build([path], opts(tmp_path / "build"))
+    assert o.status == "rejected"
+    assert "e_base" in o.reason and "too coarse" in o.reason
+    assert not (tmp_path / "build" / "dolfinx" / src["id"] / "record.json").exists()
+
+
+def test_an_invalid_case_is_rejected_and_the_build_goes_on(tmp_path: Path) -> None:
+    good = write_case(tmp_path, coarse("poisson", "unit_square"))
+    bad = coarse("poisson", "circle")
+    bad["pde"]["params"]["kappa"] = "1 + q"
+    bad_path = write_case(tmp_path, bad)
+    outcomes = {o.path: o for o in build([good, bad_path], opts(tmp_path / "build"))}
+    assert outcomes[good].status == "built"
+    assert outcomes[bad_path].status == "rejected" and "unknown name 'q'" in outcomes[bad_path].reason
+
+
+def _records(build_dir: Path) -> dict[str, dict]:
+    out = {}
+    for line in (build_dir / "dolfinx" / "records.jsonl").read_text().splitlines():
+        r = json.loads(line)
+        meta = r["evaluation_metadata"]
+        for k in ("t_base", "t_base_runs"):  # measured times: re-measured after a kill
+            meta.pop(k)
+        meta["thresholds"].pop("tau_time")
+        r.pop("content_hash")
+        out[r["id"]] = r
+    return out
+
+
+def test_killed_and_resumed_build_gives_the_same_outputs(tmp_path: Path) -> None:
+    paths = [write_case(tmp_path, coarse("poisson", "unit_square", seed=s)) for s in (1, 2)]
+    paths.append(write_case(tmp_path, coarse("heat", "circle", seed=3)))
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    cmd = [sys.executable, "-m", "casekit", "build", str(tmp_path / "cases"), "--build-dir",
+           str(tmp_path / "killed"), "--repeats", "1"]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    deadline = time.time() + 240
+    cache = tmp_path / "killed" / "cache" / "calibration"
+    while time.time() < deadline and not (cache.exists() and any(cache.glob("*/.complete"))):
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    leftovers = [p for p in (tmp_path / "killed").rglob("*.tmp")]
+    assert not leftovers, leftovers  # atomic writes: no half-written file anywhere
+    resumed = build(paths, opts(tmp_path / "killed"))
+    assert all(o.status == "built" for o in resumed)
+    assert any(o.cached for o in resumed)  # finished work was not redone
+    straight = build(paths, opts(tmp_path / "straight"))
+    assert all(o.status == "built" for o in straight)
+    assert _records(tmp_path / "killed") == _records(tmp_path / "straight")
