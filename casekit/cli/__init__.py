@@ -12,6 +12,7 @@ from casekit.cli import validate as _validate  # noqa: F401  isort: skip
 from casekit.cli import author as _author  # noqa: F401  isort: skip
 from casekit.cli import domain as _domain  # noqa: F401  isort: skip
 from casekit.cli import build as _build  # noqa: F401  isort: skip
+from casekit.cli import evaluate as _evaluate  # noqa: F401  isort: skip
 
 __all__ = ["app", "main"]
 

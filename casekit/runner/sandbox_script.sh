@@ -30,6 +30,12 @@ for p in "${paths[@]}"; do
     mount -t tmpfs -o size=1m,mode=0755 casekit-hidden "$p" && hidden+=("$p") || fail "cannot hide $p"
   fi
 done
+# private, size-limited scratch instead of the host's world-writable directories
+for p in /tmp /var/tmp /dev/shm /run/lock; do
+  if [ -d "$p" ]; then
+    mount -t tmpfs -o "size=${CK_DISK_MB}m,mode=1777" casekit-scratch "$p" && hidden+=("$p") || fail "cannot replace $p"
+  fi
+done
 for i in "${!keeps[@]}"; do
   k=${keeps[$i]}
   mkdir -p "$k" 2>/dev/null

@@ -27,6 +27,9 @@ from casekit.runner.base import RUNNERS, TAIL_BYTES, RunResult, RunSpec
 
 SCRIPT = (Path(__file__).resolve().parent.parent / "sandbox_script.sh").read_text()
 RUNS_ROOT = Path(os.environ.get("CASEKIT_RUNS_DIR", "/tmp/casekit-runs"))
+#: where the sandboxes' working trees are mounted: outside /tmp, which every run replaces
+MOUNTS_ROOT = Path(os.environ.get("CASEKIT_SANDBOX_DIR", "/run/casekit-sandbox" if os.geteuid() == 0
+                                  else str(Path.home() / ".cache" / "casekit" / "sandbox")))
 SANDBOX_UID = SANDBOX_GID = 65534  # nobody / nogroup
 
 
@@ -83,7 +86,9 @@ class LocalRunner:
                                valid="run as root or enable user namespaces, or use a container runner")
         RUNS_ROOT.mkdir(mode=0o711, parents=True, exist_ok=True)
         run_dir = Path(tempfile.mkdtemp(prefix="run-", dir=RUNS_ROOT))
-        mnt = Path(tempfile.mkdtemp(prefix="casekit-sandbox-"))
+        MOUNTS_ROOT.mkdir(mode=0o711, parents=True, exist_ok=True)
+        mnt = Path(tempfile.mkdtemp(prefix="sandbox-", dir=MOUNTS_ROOT))
+        mnt.chmod(0o755)
         try:
             return self._run(spec, dest, run_dir, mnt, mode)
         finally:

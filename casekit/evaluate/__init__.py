@@ -1,0 +1,1 @@
+"""The evaluator: isolated execution of untrusted submissions, staged gates, metrics, verdicts."""
