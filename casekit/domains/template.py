@@ -121,8 +121,8 @@ def register(template: DomainTemplate) -> DomainTemplate:
 
 
 def problem(param: str, message: str, valid: str | None = None) -> Problem:
-    """A constraint violation naming its parameter."""
-    return Problem(message, pointer_join(param), valid=valid, check="domain")
+    """A constraint violation naming its parameter (``holes/1`` for an item of a list)."""
+    return Problem(message, pointer_join(*param.split("/")), valid=valid, check="domain")
 
 
 # --------------------------------------------------------------------------- resolved domains

@@ -3,8 +3,11 @@
 Grammar (``**`` binds tighter than unary minus, and is right-associative)::
 
     expr  := term (("+" | "-") term)*
-    term  := unary (("*" | "/") unary)*
+    term  := ("+" | "-") term | unary (("*" | "/") unary)*
     unary := ("+" | "-") unary | power
+
+A leading sign applies to the whole product after it (``-a*b`` is ``-(a*b)``), which is how
+sympy prints, so printed expressions read back to the same tree.
     power := atom ("**" unary)?
     atom  := NUMBER | NAME | NAME "(" expr ("," expr)* ")" | "(" expr ")"
 """
@@ -165,6 +168,13 @@ class _Parser:
         return value
 
     def term(self) -> sp.Expr:
+        tok = self.peek()
+        if tok.text in ("+", "-"):
+            self.take()
+            self._enter(tok)
+            operand = self.term()
+            self.depth -= 1
+            return _combine(tok, lambda: -operand if tok.text == "-" else operand)
         value = self.unary()
         while self.peek().text in ("*", "/"):
             op = self.take()
