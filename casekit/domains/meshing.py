@@ -100,6 +100,7 @@ class MeshData:
             cells.append((self.facet_type, facets))
             tags.append(np.full(len(facets), self.tag_ids[name], dtype=np.int32))
         cell_data["gmsh:physical"] = tags
+        cell_data["gmsh:geometrical"] = [t.copy() for t in tags]
         field_data = {name: np.array([i, self.dim - 1]) for name, i in self.tag_ids.items()}
         field_data[DOMAIN_GROUP] = np.array([0, self.dim])
         return meshio.Mesh(self.points, cells, cell_data=cell_data, field_data=field_data)

@@ -1,0 +1,52 @@
+"""casekit domain list / show / gallery."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import meshio
+from typer.testing import CliRunner
+
+from casekit.cli import app
+
+runner = CliRunner()
+
+
+def test_list_names_every_template() -> None:
+    result = runner.invoke(app, ["domain", "list"])
+    assert result.exit_code == 0
+    for name in ("t_junction", "periodic_square", "unit_cube", "dumbbell"):
+        assert name in result.output
+
+
+def test_show_draws_and_writes_meshes(tmp_path: Path) -> None:
+    png, msh, vtu = tmp_path / "a.png", tmp_path / "a.msh", tmp_path / "a.vtu"
+    result = runner.invoke(app, ["domain", "show", "annulus", "--param", "inner_radius=0.1", "--cells-across", "10",
+                                 "--png", str(png), "--out", str(msh)])
+    assert result.exit_code == 0, result.output
+    assert "tag outer" in result.output and "inverted" in result.output
+    assert png.stat().st_size > 10_000
+    mesh = meshio.read(msh)
+    assert "triangle" in mesh.cells_dict and "line" in mesh.cells_dict
+    result = runner.invoke(app, ["domain", "show", "unit_cube", "--cell", "quad", "--cells-across", "4",
+                                 "--out", str(vtu)])
+    assert result.exit_code == 0, result.output
+    assert "hexahedron" in meshio.read(vtu).cells_dict
+
+
+def test_bad_parameters_are_one_clear_line(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["domain", "show", "star", "--param", "inner_radius=0.9"])
+    assert result.exit_code == 1
+    assert "inner_radius" in result.output and "smaller than the outer radius" in result.output
+    assert "Traceback" not in result.output
+    result = runner.invoke(app, ["domain", "show", "torus"])
+    assert result.exit_code == 1 and "unknown domain template 'torus'" in result.output and "annulus" in result.output
+    result = runner.invoke(app, ["domain", "show", "star", "--param", "points"])
+    assert result.exit_code == 2
+
+
+def test_gallery(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["domain", "gallery", str(tmp_path), "--cells-across", "6"])
+    assert result.exit_code == 0, result.output
+    assert len(list(tmp_path.glob("*.png"))) == 14
+    assert "| `gear` |" in (tmp_path / "README.md").read_text()
