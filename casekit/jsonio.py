@@ -88,11 +88,9 @@ def read_json(path: Path) -> Any:
 
 def iter_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
     """(line number, object) for each non-empty line; a bad line is a CasekitError."""
-    try:
-        fh = open(path, encoding="utf-8")
-    except FileNotFoundError:
-        raise CasekitError("file not found", file=str(path)) from None
-    with fh:
+    if not Path(path).is_file():
+        raise CasekitError("file not found", file=str(path))
+    with open(path, encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, start=1):
             if not line.strip():
                 continue

@@ -14,6 +14,7 @@ on it -- which the families use to derive leak-free boundary data.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field
 
@@ -184,7 +185,7 @@ class Arc:
     def monotone(self) -> list[tuple[Point, Point, float | None, float]]:
         angles = [self.start_angle, *self._breaks(), self.start_angle + self.sweep]
         out = []
-        for t0, t1 in zip(angles, angles[1:], strict=False):
+        for t0, t1 in itertools.pairwise(angles):
             mid = 0.5 * (t0 + t1)
             out.append((self._at(t0), self._at(t1), self.center[0], math.copysign(1.0, math.cos(mid))))
         return out

@@ -289,7 +289,7 @@ def _build_box(geom: pygmsh.geo.Geometry, box: Box, h: float, options: MeshOptio
     volume = geom.add_volume(geom.add_surface_loop([faces[t] for t in box.tags()]))
     if options.cell == "quad":
         for (a, b), c in lines.items():
-            n = max(1, round(abs(np.subtract(box.hi, box.lo)[[i for i in range(3) if a[i] != b[i]][0]]) / h))
+            n = max(1, round(abs(np.subtract(box.hi, box.lo)[next(i for i in range(3) if a[i] != b[i])]) / h))
             geom.set_transfinite_curve(c, n + 1, "Progression", 1.0)
         for f in faces.values():
             geom.set_transfinite_surface(f, "Left", [])

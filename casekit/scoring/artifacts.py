@@ -54,7 +54,8 @@ def load_solution(out_dir: Path, case_spec: dict[str, Any], mask: np.ndarray) ->
         if axis not in arrays:
             raise ArtifactError("invalid_artifact", f"solution.npz lacks the axis {axis!r}")
         a = arrays[axis]
-        if a.shape != values.shape or not np.allclose(a.astype(float), values, rtol=0, atol=1e-9 * (1 + np.abs(values).max())):
+        tol = 1e-9 * (1 + np.abs(values).max())
+        if a.shape != values.shape or not np.allclose(a.astype(float), values, rtol=0, atol=tol):
             raise ArtifactError("invalid_artifact", f"axis {axis!r} does not match the evaluation grid "
                                 f"(expected {len(values)} points from {values[0]:g} to {values[-1]:g})")
     out = {}

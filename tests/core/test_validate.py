@@ -120,7 +120,7 @@ def test_case_without_solution_needs_its_data_and_recipe() -> None:
 
 def test_files_ids_and_directories(tmp_path: Path) -> None:
     good = write(tmp_path, poisson())
-    misnamed = write(tmp_path, poisson(), name="other_name")
+    write(tmp_path, poisson(), name="other_name")
     wrong_dir = tmp_path / "cases" / "heat" / "poisson_test2.yaml"
     wrong_dir.parent.mkdir(parents=True)
     wrong_dir.write_text(good.read_text().replace("poisson_test", "poisson_test2"))
