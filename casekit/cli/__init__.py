@@ -10,9 +10,11 @@ from casekit.cli.app import app
 
 from casekit.cli import validate as _validate  # noqa: F401  isort: skip
 from casekit.cli import author as _author  # noqa: F401  isort: skip
+from casekit.cli import importer as _importer  # noqa: F401  isort: skip
 from casekit.cli import domain as _domain  # noqa: F401  isort: skip
 from casekit.cli import build as _build  # noqa: F401  isort: skip
 from casekit.cli import evaluate as _evaluate  # noqa: F401  isort: skip
+from casekit.cli import report as _report  # noqa: F401  isort: skip
 
 __all__ = ["app", "main"]
 

@@ -20,6 +20,7 @@ def validate(
     gap_min: float = typer.Option(0.1, "--gap-min", help="Smallest relative L2 gap allowed between "
                                   "an agent-visible expression and the hidden solution."),
     summary_only: bool = typer.Option(False, "--summary", help="Print only the per-check counts."),
+    jobs: int = typer.Option(1, "--jobs", "-j", help="Files checked in parallel processes."),
 ) -> None:
     """Check cases: schema, ids, family/domain consistency, expressions, boundary tags, grid,
     tolerances, forcing residual, boundary/initial data and leaks of the hidden solution.
@@ -31,7 +32,7 @@ def validate(
 
     if not 0 < gap_min < 1:
         raise UsageError(f"--gap-min {gap_min} is out of range", valid="a number in (0, 1)")
-    report = validate_paths(paths, Settings(gap_min=gap_min))
+    report = validate_paths(paths, Settings(gap_min=gap_min), jobs=max(1, jobs))
     if as_json:
         console.print_json(json.dumps({
             "files": report.files, "cases": report.cases, "failed_cases": report.failed_cases(),

@@ -61,6 +61,8 @@ def verdict(record: dict[str, Any], reference: Path, ex: Execution, *, track: st
         "runtime": {"median": ex.runtime, "runs": ex.solve_times} if ex.runtime is not None else None,
         "tau_time": tau_time, "metrics": aux, "diagnostics": diagnostics,
         "exit_status": ex.exit_status, "stderr_tail": ex.stderr_tail, "paths": paths,
+        "calibration": {"e_base": float(meta_cfg["e_base"]), "t_base": float(meta_cfg["t_base"]),
+                        **{k: float(record["evaluation_config"][k]) for k in ("alpha_acc", "alpha_time", "tau_min")}},
         "math_type": record["pde_classification"]["math_type"],
         "family": record["pde_classification"]["equation_family"],
         "domain": spec["domain"]["type"],

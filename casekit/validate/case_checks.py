@@ -22,7 +22,7 @@ import sympy as sp
 from casekit import leak
 from casekit.domains.geometry import Box, Region
 from casekit.errors import Problem
-from casekit.expr import COORDS, T
+from casekit.expr import COORDS, T, exact
 from casekit.families.calculus import lap
 from casekit.registry import Registry
 from casekit.validate.view import CaseView, parse_all, visible_values
@@ -63,13 +63,30 @@ def _rel(a: np.ndarray, b: np.ndarray, floor: float = 0.0) -> float:
     return rms(np.ravel(a) - np.ravel(b)) / max(rms(a), rms(b), floor, 1e-300)
 
 
+#: points of the high-precision identity test (rational, away from special values)
+_PROBES = ({"x": "0.3717", "y": "0.6129", "z": "0.2243", "t": "0.4471"},
+           {"x": "0.8123", "y": "0.1931", "z": "0.7057", "t": "0.1237"},
+           {"x": "0.5471", "y": "0.4387", "z": "0.9113", "t": "0.8761"})
+
+
 def _exactly_zero(e: sp.Expr) -> bool:
+    """Whether ``e`` is identically zero: structurally, after expansion when small, else by
+    evaluating the exact (float-free) expression at three rational points with 60 digits -- an
+    identity test that floats rounded to 16 digits cannot pass and that never hangs."""
+    e = exact(sp.sympify(e))
     if e == 0:
         return True
-    e = sp.nsimplify(e, rational=True) if e.has(sp.Float) else e
-    if sp.count_ops(e) > 400:
-        return bool(sp.expand(e) == 0)
-    return bool(sp.simplify(e) == 0)
+    if sp.count_ops(e) < 60 and sp.expand(e) == 0:
+        return True
+    free = {s.name: s for s in e.free_symbols}
+    terms = e.args if isinstance(e, sp.Add) else (e,)
+    for probe in _PROBES:
+        subs = {free[k]: sp.Rational(v) for k, v in probe.items() if k in free}
+        value = abs(complex(e.evalf(60, subs=subs)))
+        scale = 1 + sum(abs(complex(t.evalf(30, subs=subs))) for t in terms)
+        if not value <= 1e-40 * scale:
+            return False
+    return True
 
 
 def _components(v: Any) -> tuple:

@@ -1,0 +1,1 @@
+"""Reports over verdict records: rates, failure stages, sensitivity, pass@k, plots, HTML."""
