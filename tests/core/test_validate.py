@@ -23,7 +23,7 @@ def test_the_reference_case_is_clean() -> None:
 
 
 BAD: list[tuple[str, dict[str, Any], tuple[str, str]]] = [
-    ("unknown field", {"colour": "red"}, ("schema", "/colour")),
+    ("unknown field", {"colour": "red"}, ("unknown_field", "/colour")),
     ("bad id pattern", {"id": "Poisson-Test"}, ("schema", "/id")),
     ("id without family prefix", {"id": "heat_case"}, ("naming", "/id")),
     ("unknown family", {"family": "maxwell", "id": "maxwell_x"}, ("family", "/family")),
@@ -46,7 +46,7 @@ BAD: list[tuple[str, dict[str, Any], tuple[str, str]]] = [
      ("grid", "/eval_grid/bbox")),
     ("grid too small", {"eval_grid": {"nx": 1, "ny": 8}}, ("schema", "/eval_grid/nx")),
     ("tolerance out of range", {"evaluation": {"alpha_acc": 0.5}}, ("schema", "/evaluation/alpha_acc")),
-    ("foreign tolerance key", {"evaluation": {"tolerance": 10}}, ("schema", "/evaluation/tolerance")),
+    ("foreign tolerance key", {"evaluation": {"tolerance": 10}}, ("tolerance_keys", "/evaluation/tolerance")),
     ("no solution and no reference", {"manufactured_solution": None}, ("schema", "")),
     ("unknown boundary tag", {"boundary": {**poisson()["boundary"], "hole": "dirichlet"}},
      ("boundary", "/boundary/hole")),
@@ -159,7 +159,7 @@ def test_cli_exit_codes_and_json(tmp_path: Path) -> None:
     result = runner.invoke(app, ["validate", "--json", str(bad)])
     assert result.exit_code == 1
     doc = json.loads(result.output)
-    assert doc["problems"][0]["pointer"] == "/colour" and doc["by_check"]["schema"]["cases"] == 1
+    assert doc["problems"][0]["pointer"] == "/colour" and doc["by_check"]["unknown_field"]["cases"] == 1
     result = runner.invoke(app, ["validate", str(tmp_path / "missing.yaml")])
     assert result.exit_code == 2
     assert "Traceback" not in result.output
