@@ -8,10 +8,10 @@ from typing import Any
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
 
-from casekit.report import aggregate as agg  # noqa: E402
+from casekit.report import aggregate as agg
 
 STAGE_COLOURS = {"F-Exec": "#d62728", "F-Acc": "#ff7f0e", "F-Time": "#bcbd22", "Pass": "#2ca02c"}
 

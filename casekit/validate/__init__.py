@@ -176,8 +176,8 @@ def _typed_leaks(source: CaseSource) -> list[Problem]:
         except ExpressionError:
             continue
         if any(symbolically_equal(value, u) for u in solution.values()):
-            out.append(Problem("the dirichlet value on {!r} is the hidden solution itself: evaluating it "
-                               "everywhere reproduces the reference".format(tag), f"/boundary/{tag}", source.id,
+            out.append(Problem(f"the dirichlet value on {tag!r} is the hidden solution itself: evaluating it "
+                               "everywhere reproduces the reference", f"/boundary/{tag}", source.id,
                                valid="data restricted to the boundary (casekit derives them)", check="leak.symbolic"))
     return out
 
