@@ -181,7 +181,7 @@ def _solution(family: Family, recipe: dict[str, Any], ctx: BuildContext,
               time: dict[str, Any] | None) -> dict[str, Any]:
     spec = recipe.get("solution", {"kind": "trig"})
     c = cat.Context(ctx.dim, ctx.domain.bbox(), _periodic_axes(ctx.domain, family), ctx.rng,
-                    inside=lambda p: ctx.domain.inside(p) & (ctx.domain.geometry.distance(p) > 0.1 * ctx.size))
+                    depth=lambda p: np.where(ctx.domain.inside(p), ctx.domain.geometry.distance(p), -1.0))
     options = {k: _value(v, ctx) for k, v in spec.get("options", {}).items()}
     lead = family.unknowns[0]
     factor = cat.time_factor(time["factor"], time["rate"]) if time else sp.Integer(1)

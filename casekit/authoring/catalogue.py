@@ -29,17 +29,18 @@ class Context:
     #: axes (0 = x, 1 = y, 2 = z) along which the solution must be periodic with the box width
     periodic: tuple[int, ...] = ()
     rng: np.random.Generator = field(default_factory=lambda: np.random.default_rng(0), compare=False)
-    #: the domain's exact inside-test, to place features inside the domain (default: the box)
-    inside: Callable[[np.ndarray], np.ndarray] | None = field(default=None, compare=False)
+    #: distance of points to the domain's boundary, negative outside (default: the box)
+    depth: Callable[[np.ndarray], np.ndarray] | None = field(default=None, compare=False)
 
-    def interior_point(self, rng: np.random.Generator, spread: float = 0.2) -> list[float]:
-        """A point inside the domain near the middle of the box (rounded)."""
-        for attempt in range(200):
-            s = spread * (1 + attempt / 20)
-            p = np.array([self.center(i) + self.width(i) * rng.uniform(-s, s) for i in range(self.dim)])
-            if self.inside is None or self.inside(p[None, :])[0]:
-                return [float(num(v)) for v in p]
-        raise ValueError("could not place a feature inside the domain")
+    def interior_point(self, rng: np.random.Generator) -> list[float]:
+        """A point well inside the domain (among the deeper half of random candidates), rounded."""
+        pts = np.column_stack([self.lo(i) + self.width(i) * rng.random(400) for i in range(self.dim)])
+        depth = self.depth(pts) if self.depth is not None else np.min(
+            [np.minimum(pts[:, i] - self.lo(i), self.lo(i) + self.width(i) - pts[:, i]) for i in range(self.dim)],
+            axis=0)
+        deep = np.flatnonzero(depth >= 0.5 * depth.max())
+        p = pts[deep[int(rng.integers(len(deep)))]]
+        return [float(num(v)) for v in p]
 
     def lo(self, i: int) -> float:
         return self.bbox[2 * i]
@@ -160,7 +161,12 @@ def layer(ctx: Context, rng: np.random.Generator, delta: float = 0.05, axis: int
 
 @solution("front")
 def front(ctx: Context, rng: np.random.Generator, delta: float = 0.05) -> sp.Expr:
-    """An internal layer: a tanh front of width ``delta`` (relative) across the box."""
+    """An internal layer: a tanh front of width ``delta`` (relative) across the box (a wavy
+    front across the periodic direction when there is one)."""
+    if ctx.periodic:
+        p, q = ctx.periodic[0], next(i for i in range(ctx.dim) if i not in ctx.periodic)
+        wave = sp.sin(2 * sp.pi * ctx.unit(p)) / 10
+        return sp.tanh((ctx.unit(q) - sp.Rational(1, 2) - wave) / num(delta)) + 1
     theta = rng.uniform(0.15, 0.35) * math.pi
     c, s = math.cos(theta), math.sin(theta)
     arg = num(c) * ctx.unit(0) + num(s) * ctx.unit(1)

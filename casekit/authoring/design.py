@@ -58,13 +58,14 @@ def sample(family: Family, n: int, seed: int, *, fixed: dict[str, str] | None = 
     for _ in range(n):
         best, best_score = None, None
         for _ in range(candidates):
-            choice = {a: axes[a][int(rng.integers(len(axes[a])))] for a in names}
+            choice = {a: _draw(axes[a], used, a, rng) for a in names}
             point = _point(choice)
             if point in seen or not feasible(point):
                 continue
             items = list(choice.items())
             new_pairs = sum(1 for pr in itertools.combinations(items, 2) if pr not in pairs)
-            score = (-sum(used[i] for i in items), new_pairs)
+            unseen = sum(1 for i in items if used[i] == 0)
+            score = (unseen, -sum(used[i] for i in items), new_pairs)
             if best_score is None or score > best_score:
                 best, best_score = point, score
         if best is None:
@@ -75,6 +76,13 @@ def sample(family: Family, n: int, seed: int, *, fixed: dict[str, str] | None = 
         used.update(items)
         pairs.update(itertools.combinations(items, 2))
     return points
+
+
+def _draw(levels: list[str], used: Counter, axis: str, rng: np.random.Generator) -> str:
+    """A level, preferring (half of the time) one never drawn yet."""
+    fresh = [lv for lv in levels if used[(axis, lv)] == 0]
+    pool = fresh if fresh and rng.random() < 0.5 else levels
+    return pool[int(rng.integers(len(pool)))]
 
 
 def _point(choice: dict[str, str]) -> DesignPoint:

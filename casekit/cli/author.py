@@ -103,10 +103,17 @@ def sample(
                   f"({100 * cov.pairs_covered / max(cov.pairs_total, 1):.0f}%); levels never drawn: "
                   f"{', '.join(cov.levels_missing) or 'none'}")
     if write:
+        failed = 0
         for i, p in enumerate(points):
-            new = make_case(family, p.domain, p.as_dict(), seed * 1000 + i)
-            path = write_case(new, out)
+            try:
+                path = write_case(make_case(family, p.domain, p.as_dict(), seed * 1000 + i), out)
+            except CasekitError as exc:
+                failed += 1
+                console.print(f"[red]not written[/red] ({p.domain}, {p.as_dict()}): {exc}")
+                continue
             console.print(f"wrote {path}")
+        if failed:
+            raise typer.Exit(1)
 
 
 @app.command()
