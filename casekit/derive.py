@@ -470,8 +470,8 @@ def tidy(e: Any) -> Any:
     if isinstance(e, tuple):
         return tuple(tidy(c) for c in e)
     e = sp.sympify(e)
-    if sp.count_ops(e) < 200:
-        e = sp.factor_terms(sp.expand(e))
+    if sp.count_ops(e) < 200:  # expand products, but keep exp(a + b) and log(a*b) whole
+        e = sp.factor_terms(sp.expand(e, power_exp=False, log=False))
     return e
 
 

@@ -137,7 +137,8 @@ class CaseBuild:
         self.source, self.d, self.spec = source, d, d.case_spec()
         self.mask = references.grid_mask(d)
         self.versions = self.track.versions()
-        self.source_key = key("source", source.to_dict(), __version__)
+        # the derived case_spec is part of the key: a change in derivation invalidates the stages
+        self.source_key = key("source", source.to_dict(), self.spec, __version__)
         self.settings = SolveSettings.from_dict(source.calibration).to_dict()
         with self._stage("mesh"):
             mesh_info = self._mesh()

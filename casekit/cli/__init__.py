@@ -15,6 +15,9 @@ from casekit.cli import domain as _domain  # noqa: F401  isort: skip
 from casekit.cli import build as _build  # noqa: F401  isort: skip
 from casekit.cli import evaluate as _evaluate  # noqa: F401  isort: skip
 from casekit.cli import report as _report  # noqa: F401  isort: skip
+from casekit.cli import prompt as _prompt  # noqa: F401  isort: skip
+from casekit.cli import package as _package  # noqa: F401  isort: skip
+from casekit.cli import demo as _demo  # noqa: F401  isort: skip
 
 __all__ = ["app", "main"]
 

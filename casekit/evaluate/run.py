@@ -87,7 +87,12 @@ def evaluate(opts: EvalOptions, progress: Any = lambda v: None) -> list[dict[str
             ex = execute(track, files, record["case_spec"], artifacts, repeats=opts.repeats, limits=limits,
                          cache_dir=opts.out / "homes" / system / case_id / f"attempt_{attempt}", hide=hide,
                          runner=opts.runner)
+        for name, data in files.items():  # the code next to its artifacts (for feedback prompts)
+            (artifacts / "submission").mkdir(parents=True, exist_ok=True)
+            (artifacts / "submission" / name).write_bytes(data)
         v = verdict(record, opts.store.reference(case_id), ex, track=opts.track, system=system, attempt=attempt)
+        if files:
+            v["paths"]["submission"] = str(artifacts / "submission")
         progress(v)
         return v
 

@@ -1,0 +1,65 @@
+"""``casekit prompt``: what an agent is given for a case."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from casekit.cli.app import app, console
+from casekit.errors import CasekitError, UsageError
+
+
+def case_spec_of(case: str, cases: Path | None) -> tuple[str, dict]:
+    """(id, case_spec) from a case source file or id, or from a record in a build/dataset."""
+    if cases is not None:
+        from casekit.evaluate.store import open_store
+
+        store = open_store(cases, "dolfinx")
+        if case not in store.records:
+            raise UsageError(f"no case {case!r} in {cases}")
+        return case, store.records[case]["case_spec"]
+    from casekit.cli.author import find_case
+    from casekit.derive import derive
+    from casekit.model.source import CaseSource, load_source_dict
+
+    source = CaseSource.from_dict(load_source_dict(find_case(case)))
+    return source.id, derive(source).case_spec()
+
+
+@app.command()
+def prompt(
+    case: str = typer.Argument(..., help="A case source (file or id under cases/), or a case id with --cases."),
+    library: str = typer.Option("dolfinx", "--library", "-l", help="dolfinx, firedrake or dealii."),
+    tier: str = typer.Option("single", "--tier", help="single, feedback, scaffold or plan."),
+    cases: Path | None = typer.Option(None, "--cases", help="A build or dataset holding the case."),
+    verdict: Path | None = typer.Option(None, "--verdict", help="verdicts.jsonl with the previous attempt "
+                                        "(feedback tier)."),
+    code: Path | None = typer.Option(None, "--code", help="The previous attempt's code (default: the copy the "
+                                     "evaluator kept)."),
+    out: Path | None = typer.Option(None, "--out", help="Write the text here instead of printing it."),
+) -> None:
+    """Render the prompt of a tier (deterministic: same case and library, same bytes)."""
+    from casekit.jsonio import atomic_write_text, iter_jsonl
+    from casekit.prompts import prompt_hash, render
+
+    case_id, spec = case_spec_of(case, cases)
+    previous = None
+    last = None
+    if tier == "feedback":
+        if verdict is None:
+            raise UsageError("the feedback tier needs --verdict")
+        mine = [v for _, v in iter_jsonl(verdict) if v.get("case_id") == case_id]
+        if not mine:
+            raise UsageError(f"{verdict} has no verdict for {case_id}")
+        last = max(mine, key=lambda v: v["attempt"])
+        path = code or Path(last["paths"].get("submission", "")) / ("solver.cpp" if library == "dealii" else "solver.py")
+        if not path.is_file():
+            raise CasekitError(f"the previous code is not at {path}", valid="--code FILE")
+        previous = path.read_text()
+    text = render(spec, library, tier, verdict=last, previous_code=previous)
+    if out is not None:
+        atomic_write_text(out, text)
+        console.print(f"wrote {out} (sha256 {prompt_hash(text)[:16]})")
+    else:
+        console.print(text, markup=False, highlight=False, soft_wrap=True)

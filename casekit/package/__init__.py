@@ -1,0 +1,1 @@
+"""Packaging built cases into a verifiable dataset, verifying it, and cutting releases."""

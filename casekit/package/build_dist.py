@@ -1,0 +1,116 @@
+"""``casekit package``: a built case set as a dataset directory.
+
+Layout: ``cases.jsonl`` (evaluator records of the primary track; other tracks in
+``tracks/<track>.jsonl``), ``agent.jsonl`` (agent views), ``prompts/<library>/<id>.md``,
+``references/<id>.npz``, ``calibration/<track>/<id>.npz``, ``schemas/``, ``README.md`` (dataset
+card), ``croissant.json`` and ``manifest.json`` (sha256 and size of every other file).  The
+same build gives byte-identical output; the directory is written aside and swapped in whole.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from casekit.errors import CasekitError, UsageError
+from casekit.jsonio import atomic_write_text, dumps, iter_jsonl, sha256_file, write_json
+from casekit.model.record import CaseRecord
+from casekit.package.card import card
+from casekit.package.croissant import croissant
+from casekit.prompts import LIBRARIES, render
+from casekit.resources import schemas_dir
+
+MANIFEST = "manifest.json"
+
+
+def _records(build_dir: Path, track: str) -> list[dict[str, Any]]:
+    path = build_dir / track / "records.jsonl"
+    if not path.is_file():
+        raise UsageError(f"no built records for track {track!r}", file=str(path), valid="casekit build --track ...")
+    return [rec for _, rec in iter_jsonl(path)]
+
+
+def _relocate(record: dict[str, Any], track: str) -> dict[str, Any]:
+    meta = record["evaluation_metadata"]
+    meta["reference_path"] = f"references/{record['id']}.npz"
+    meta["calibration_path"] = f"calibration/{track}/{record['id']}.npz"
+    return CaseRecord.from_dict(record).sealed().to_dict()
+
+
+def package(build_dir: Path, tracks: list[str], out: Path, *, name: str, version: str,
+            license_id: str = "cc-by-4.0", url: str = "https://example.org/casekit-benchmark",
+            date: str | None = None) -> dict[str, Any]:
+    if not tracks:
+        raise UsageError("name at least one track")
+    if out.exists() and any(out.iterdir()) and not (out / MANIFEST).exists():
+        raise UsageError(f"{out} exists and is not a casekit dataset; choose an empty or new directory")
+    primary = tracks[0]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
+    try:
+        manifest = _write(build_dir, tracks, primary, tmp, name, version, license_id, url, date)
+        if out.exists():
+            shutil.rmtree(out)
+        tmp.rename(out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return manifest
+
+
+def _write(build_dir: Path, tracks: list[str], primary: str, root: Path, name: str, version: str,
+           license_id: str, url: str, date: str | None) -> dict[str, Any]:
+    by_track = {t: sorted((_relocate(r, t) for r in _records(build_dir, t)), key=lambda r: r["id"]) for t in tracks}
+    records = by_track[primary]
+    ids = {r["id"] for r in records}
+    _jsonl(root / "cases.jsonl", records)
+    for t in tracks[1:]:
+        _jsonl(root / "tracks" / f"{t}.jsonl", [r for r in by_track[t] if r["id"] in ids])
+    for t in tracks:
+        for r in by_track[t]:
+            if r["id"] in ids:
+                src = build_dir / t / r["id"] / "calibration.npz"
+                _copy(src, root / "calibration" / t / f"{r['id']}.npz")
+    agent = []
+    for r in records:
+        _copy(build_dir / primary / r["id"] / "reference.npz", root / "references" / f"{r['id']}.npz")
+        for lib in sorted(set(r["supported_libraries"]) & set(tracks)):
+            agent.append({"case_spec": r["case_spec"], "target_library": lib})
+            if lib in LIBRARIES:
+                atomic_write_text(root / "prompts" / lib / f"{r['id']}.md", render(r["case_spec"], lib))
+    _jsonl(root / "agent.jsonl", agent)
+    for schema in sorted(schemas_dir().glob("*.schema.json")):
+        _copy(schema, root / "schemas" / schema.name)
+    atomic_write_text(root / "README.md", card(name, version, records, tracks, license_id))
+    families: dict[str, int] = {}
+    for r in records:
+        families[r["pde_classification"]["equation_family"]] = families.get(
+            r["pde_classification"]["equation_family"], 0) + 1
+    jsonl = {p: sha256_file(root / p) for p in ("cases.jsonl", "agent.jsonl")}
+    write_json(root / "croissant.json", croissant(
+        name, version, f"{name}: finite-element solver tasks for AI agents, built with casekit.", jsonl,
+        {"families": families}, f"https://spdx.org/licenses/{license_id.upper()}.html", url, date))
+    return write_manifest(root, name, version, tracks)
+
+
+def write_manifest(root: Path, name: str, version: str, tracks: list[str]) -> dict[str, Any]:
+    files = []
+    for path in sorted(p for p in root.rglob("*") if p.is_file() and p.name != MANIFEST):
+        files.append({"path": path.relative_to(root).as_posix(), "sha256": sha256_file(path),
+                      "bytes": path.stat().st_size})
+    manifest = {"name": name, "version": version, "tracks": tracks, "files": files}
+    write_json(root / MANIFEST, manifest)
+    return manifest
+
+
+def _jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
+    atomic_write_text(path, "".join(dumps(r) + "\n" for r in rows))
+
+
+def _copy(src: Path, dest: Path) -> None:
+    if not src.is_file():
+        raise CasekitError("a built file is missing; rebuild the case", file=str(src))
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(src, dest)

@@ -1,0 +1,63 @@
+"""``casekit verify``: checksums, schemas and cross-references of a packaged dataset."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from casekit import schema
+from casekit.errors import Problem
+from casekit.jsonio import sha256_file
+from casekit.model.record import CaseRecord
+from casekit.package.build_dist import MANIFEST
+from casekit.prompts import LIBRARIES
+
+
+def verify(root: Path) -> list[Problem]:
+    out: list[Problem] = []
+
+    def bad(message: str, file: str = "", case_id: str | None = None) -> None:
+        out.append(Problem(message, "", case_id, file or None, check="verify"))
+
+    if not (root / MANIFEST).is_file():
+        return [Problem("manifest.json is missing: not a casekit dataset", file=str(root), check="verify")]
+    manifest = json.loads((root / MANIFEST).read_text())
+    listed = {f["path"]: f for f in manifest["files"]}
+    for path, entry in listed.items():
+        p = root / path
+        if not p.is_file():
+            bad("listed in the manifest but missing", path)
+        elif p.stat().st_size != entry["bytes"] or sha256_file(p) != entry["sha256"]:
+            bad("does not match its sha256/size in the manifest", path)
+    for p in sorted(q for q in root.rglob("*") if q.is_file() and q.name != MANIFEST):
+        if p.relative_to(root).as_posix() not in listed:
+            bad("not listed in the manifest", p.relative_to(root).as_posix())
+    records = {}
+    for lineno, line in enumerate((root / "cases.jsonl").read_text().splitlines(), start=1):
+        rec = json.loads(line)
+        for problem in schema.validate(rec, "case_record"):
+            bad(f"line {lineno}: {problem.render()}", "cases.jsonl", rec.get("id"))
+        if CaseRecord.from_dict(rec).compute_hash() != rec.get("content_hash"):
+            bad("content_hash does not match the record", "cases.jsonl", rec.get("id"))
+        records[rec["id"]] = rec
+        if not (root / rec["evaluation_metadata"]["reference_path"]).is_file():
+            bad("its reference is missing", rec["evaluation_metadata"]["reference_path"], rec["id"])
+    for lineno, line in enumerate((root / "agent.jsonl").read_text().splitlines(), start=1):
+        view = json.loads(line)
+        for problem in schema.validate(view, "agent_view"):
+            bad(f"line {lineno}: {problem.render()}", "agent.jsonl")
+        match = [r for r in records.values() if r["case_spec"] == view.get("case_spec")]
+        if not match:
+            bad(f"line {lineno}: an agent view of no record", "agent.jsonl")
+    for lib in LIBRARIES:
+        for p in sorted((root / "prompts" / lib).glob("*.md")) if (root / "prompts" / lib).is_dir() else []:
+            rec = records.get(p.stem)
+            if rec is None:
+                bad("a prompt of no record", p.relative_to(root).as_posix())
+            elif json.dumps(rec["case_spec"], indent=2, ensure_ascii=False) not in p.read_text():
+                bad("the prompt does not carry its record's case_spec", p.relative_to(root).as_posix(), p.stem)
+        for rec in records.values():
+            if lib in rec["supported_libraries"] and lib in manifest["tracks"] and \
+                    not (root / "prompts" / lib / f"{rec['id']}.md").is_file():
+                bad(f"no {lib} prompt", f"prompts/{lib}/{rec['id']}.md", rec["id"])
+    return out

@@ -1,0 +1,185 @@
+"""Prompts for agents, rendered with Jinja from ``templates/`` -- from the agent view only.
+
+Tiers: ``single`` (the paper's six parts), ``feedback`` (attempts 2 and 3, from a verdict),
+``scaffold`` (a runnable skeleton for the library, numerics left to the model) and ``plan``
+(a FEABench-style modelling plan).  Rendering is deterministic: the same case_spec and library
+give byte-identical text.  Nothing of the evaluator side is ever an input: no manufactured
+solution, reference or calibration settings, e_base, t_base or thresholds.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from typing import Any
+
+import jinja2
+
+from casekit.domains import resolve
+from casekit.errors import CasekitError
+from casekit.families import FAMILIES
+from casekit.jsonio import sha256_bytes
+from casekit.resources import templates_dir
+
+LIBRARIES = {
+    "dolfinx": {"title": "DOLFINx 0.11", "language": "python", "guide": "guides/dolfinx.md",
+                "scaffold": "scaffolds/dolfinx.py.j2"},
+    "firedrake": {"title": "Firedrake", "language": "python", "guide": "guides/firedrake.md",
+                  "scaffold": "scaffolds/firedrake.py.j2"},
+    "dealii": {"title": "deal.II 9.4", "language": "cpp", "guide": "guides/dealii.md",
+               "scaffold": "scaffolds/dealii.cpp.j2"},
+}
+TIERS = ("single", "feedback", "scaffold", "plan")
+FEEDBACK_CODE_LIMIT = 2000
+
+
+@cache
+def _env() -> jinja2.Environment:
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates_dir())), undefined=jinja2.StrictUndefined,
+                              keep_trailing_newline=True, autoescape=False)
+
+
+def _library(name: str) -> dict[str, str]:
+    if name not in LIBRARIES:
+        raise CasekitError(f"unknown target library {name!r}", valid=", ".join(LIBRARIES))
+    return LIBRARIES[name]
+
+
+def context(case_spec: dict[str, Any], library: str) -> dict[str, Any]:
+    """Everything the templates use, derived from the agent view alone."""
+    lib = _library(library)
+    family = FAMILIES.get(case_spec["pde"]["type"])
+    dom = case_spec["domain"]
+    domain = resolve(dom["type"], dom["geometry_params"])
+    dim = dom["dim"]
+    time = case_spec["pde"].get("time")
+    out = case_spec["output"]
+    comps = out.get("components")
+    grid = case_spec["eval_grid"]
+    shape = f"({grid['nz']}, {grid['ny']}, {grid['nx']})" if dim == 3 else f"({grid['ny']}, {grid['nx']})"
+    main = family.unknowns[0].name
+    output = family.output(out["field"])
+    npz = (f"one array per component named {', '.join(f'`{c}`' for c in comps)}" if comps
+           else f"the array `u` ({output.doc})")
+    bc_lines = _bc_lines(case_spec, family)
+    guide_path = templates_dir() / lib["guide"]
+    return {
+        "family": family, "main": main, "flux_text": family.flux_text, "dim": dim,
+        "domain_text": domain.describe(), "boundary_tags": dom["boundary_tags"],
+        "library_title": lib["title"], "language": lib["language"],
+        "periodic": "periodic" in case_spec["bc"],
+        "case_spec_json": json.dumps(case_spec, indent=2, ensure_ascii=False),
+        "summary": _summary(case_spec, family, domain.describe(), lib["title"], bc_lines),
+        "params_text": _params_text(case_spec, family), "bc_lines": bc_lines,
+        "time_text": (f"March from t0 = {time['t0']:g} to t_end = {time['t_end']:g} from the initial data `ic`"
+                      + (f" (a suggested step is dt = {time['dt']:g})" if time.get("dt") else "")
+                      + "; report the solution at t_end." if time else ""),
+        "output_text": f"the field `{out['field']}` ({output.doc}) on the evaluation grid, as {npz}.",
+        "npz_text": npz, "shape_text": shape, "components": comps,
+        "guide": guide_path.read_text() if guide_path.exists() else f"(no guide for {lib['title']} yet)",
+    }
+
+
+def _summary(spec: dict[str, Any], family: Any, domain_text: str, library: str, bc_lines: list[str]) -> str:
+    time = spec["pde"].get("time")
+    parts = [f"Write a {library} program that solves the {family.title.lower()} on {domain_text}"
+             + (f", from t = {time['t0']:g} to t = {time['t_end']:g}" if time else "") + "."]
+    parts.append("Coefficients: " + _params_text(spec, family))
+    parts.append("Boundary conditions: " + "; ".join(bc_lines) + ".")
+    g = spec["eval_grid"]
+    size = f"{g['nx']} x {g['ny']}" + (f" x {g['nz']}" if "nz" in g else "")
+    parts.append(f"Report the field `{spec['output']['field']}` on a {size} grid.")
+    return "\n".join(parts)
+
+
+def _params_text(spec: dict[str, Any], family: Any) -> str:
+    values = spec["pde"]["params"]
+    if not values:
+        return "none (the equation has no parameters)."
+    items = []
+    for p in family.params:
+        v = values.get(p.name)
+        doc = p.doc.split(" (")[0]
+        if isinstance(v, str):
+            items.append(f"{p.name} ({doc}) varies: `{v}`")
+        elif isinstance(v, list):
+            items.append(f"{p.name} ({doc}) = {v}")
+        elif v is not None:
+            items.append(f"{p.name} ({doc}) = {v:g}")
+    return "; ".join(items) + "."
+
+
+def _bc_lines(spec: dict[str, Any], family: Any) -> list[str]:
+    lines = []
+    for kind in ("dirichlet", "neumann", "robin"):
+        tags = [e["tag"] for e in spec["bc"].get(kind, [])]
+        if tags:
+            what = {"dirichlet": "given values", "neumann": f"given flux {family.flux_text}",
+                    "robin": f"Robin, {family.flux_text} + alpha {family.unknowns[0].name} given"}[kind]
+            lines.append(f"{kind} ({what}) on {', '.join(tags)}")
+    for p in spec["bc"].get("periodic", []):
+        lines.append(f"periodic between {p['tags'][0]} and {p['tags'][1]}")
+    return lines
+
+
+def render(case_spec: dict[str, Any], library: str, tier: str = "single", *, verdict: dict[str, Any] | None = None,
+           previous_code: str | None = None, attempts: int = 3) -> str:
+    if tier not in TIERS:
+        raise CasekitError(f"unknown prompt tier {tier!r}", valid=", ".join(TIERS))
+    ctx = context(case_spec, library)
+    if tier == "single":
+        return _env().get_template("prompts/single.md.j2").render(ctx)
+    if tier == "plan":
+        return _env().get_template("prompts/plan.md.j2").render(ctx)
+    if tier == "scaffold":
+        return scaffold(case_spec, library)
+    if verdict is None or previous_code is None:
+        raise CasekitError("the feedback tier needs the previous attempt's verdict and code",
+                           valid="--verdict VERDICTS.jsonl and --code FILE")
+    return feedback(case_spec, library, verdict, previous_code, attempts)
+
+
+def feedback(case_spec: dict[str, Any], library: str, verdict: dict[str, Any], previous_code: str,
+             attempts: int = 3) -> str:
+    """The prompt of the next attempt: only the previous error value or runtime, the failure
+    category, message and error output -- never thresholds, e_base, t_base or references."""
+    if verdict["stage"] == "Pass":
+        raise CasekitError("the previous attempt passed: there is nothing to feed back")
+    ctx = context(case_spec, library)
+    failure = verdict.get("failure") or {}
+    stderr = (verdict.get("stderr_tail") or "")[-1500:]
+    return _env().get_template("prompts/feedback.md.j2").render(
+        attempt=verdict["attempt"] + 1, attempts=attempts, stage=verdict["stage"],
+        previous_code=previous_code[:FEEDBACK_CODE_LIMIT], truncated=len(previous_code) > FEEDBACK_CODE_LIMIT,
+        limit=FEEDBACK_CODE_LIMIT, code_language="cpp" if ctx["language"] == "cpp" else "python",
+        category=failure.get("category", ""), message=_scrub(failure.get("message", "")), stderr=stderr,
+        error=f"{verdict['error']:.3e}" if verdict.get("error") is not None else "n/a",
+        runtime=f"{verdict['runtime']['median']:.3f}" if verdict.get("runtime") else "n/a",
+        original=render(case_spec, library, "single"))
+
+
+def _scrub(message: str) -> str:
+    """Failure messages never carry thresholds (they are written without them; keep it so)."""
+    return message.split(" (threshold")[0]
+
+
+def scaffold(case_spec: dict[str, Any], library: str) -> str:
+    from casekit.domains.codegen import gmsh_python, has_curves
+
+    lib = _library(library)
+    ctx = context(case_spec, library)
+    dom = case_spec["domain"]
+    domain = resolve(dom["type"], dom["geometry_params"])
+    time = case_spec["pde"].get("time")
+    extra = ", then march in time from t0 to t_end (update t.value and re-interpolate time-dependent data)" \
+        if time else ""
+    if "periodic" in case_spec["bc"]:
+        extra += "; the periodic pairs must be enforced (e.g. with a restriction matrix)"
+    return _env().get_template(lib["scaffold"]).render(
+        ctx, gmsh_code=gmsh_python(domain), h=round(domain.geometry.diameter() / 32, 6),
+        geometry_order=2 if has_curves(domain) else 1,
+        t0=float(time["t0"]) if time else 0.0, numerics_extra=extra)
+
+
+def prompt_hash(text: str) -> str:
+    return sha256_bytes(text.encode())
