@@ -7,9 +7,11 @@ never reproduce the solution in the interior (the leak rule of DESIGN section 5)
 * on a tag lying on one straight line or plane the data are the solution restricted to it,
   ``u(P(x))`` with ``P`` the orthogonal projection on the line (``u(0, y)`` on ``x = 0``);
 * when that restriction would still be close to ``u`` inside (``u`` barely varies across the
-  tag), and on curved or many-piece tags, the data are ``g = u + s * phi`` where ``phi`` is a
-  level-set function that vanishes on the tag (a circle's ``(r^2 - R^2)/2R``, the product over
-  the tag's lines) and ``s`` is chosen so that ``g`` is far from ``u`` inside.
+  tag), and on curved or many-piece tags, the data are ``u`` composed with a warp
+  ``W(p) = p + s phi(p) w`` that is the identity on the tag (``phi`` is a level-set function
+  vanishing there: a circle's ``(r^2 - R^2)/2R``, the product over the tag's lines); ``s`` is
+  chosen so that the data are far from ``u`` inside, and no copy of the solution's formula is
+  left in the text.
 
 Neumann, Robin and traction data use the exact outward normal of the tag.
 """
@@ -27,7 +29,7 @@ from casekit import leak
 from casekit.domains import Domain, resolve
 from casekit.domains.geometry import LineCarrier
 from casekit.errors import CasekitError, Problem, pointer_join
-from casekit.expr import ExpressionError, T, as_expr, exact, param_symbol, to_text
+from casekit.expr import COORDS, ExpressionError, T, as_expr, exact, param_symbol, to_text
 from casekit.families import FAMILIES, Family, Output
 from casekit.families.calculus import coords, lap
 from casekit.grid import Grid
@@ -36,6 +38,7 @@ from casekit.thresholds import evaluation_config
 
 #: the gap that derived boundary data aim for (well above the leak check's minimum)
 LIFT_GAP = 0.5
+X_, Y_, Z_ = COORDS
 
 
 @dataclass
@@ -410,9 +413,12 @@ class _Deriver:
         flux = family.flux(sol, d.params, normal, dim)  # type: ignore[misc]
         if spec.kind == "robin":
             flux = flux + exact(sp.Float(spec.alpha)) * sol[main]
-        projection = carriers[0].projection() if isinstance(carriers[0], LineCarrier) else None
-        return BoundaryData(tag, spec.kind, _restrict(flux, projection), spec.alpha, None,
-                            "projection" if projection else "exact normal")
+        if isinstance(carriers[0], LineCarrier):
+            return BoundaryData(tag, spec.kind, _restrict(flux, carriers[0].projection()), spec.alpha, None,
+                                "projection")
+        # a curved part: the data composed with the part's warp (same values on the part)
+        warp = _warp(d, carriers, sol[main], d.output.kind if family.unknowns[0].name == d.output.of else "scalar")
+        return BoundaryData(tag, spec.kind, _restrict(flux, warp), spec.alpha, None, "warp")
 
     def check_well_posed(self, d: Derived, out: list[BoundaryData]) -> None:
         kinds = {b.kind for b in out}
@@ -430,25 +436,32 @@ def _dirichlet(d: Derived, u: Any, carriers: list, compare_to: Any = None) -> tu
         g = _restrict(u, carriers[0].projection())
         if leak.min_gap(leak.gaps(g, target, kind, d.interior_points, d.t_out, d.dim)) >= LIFT_GAP:
             return g, "projection"
-    phi = sp.Mul(*[c.level_set() for c in carriers])
-    return _lift(d, u, phi, target, kind), "lift"
+    warp = _warp(d, carriers, target, kind)
+    return _restrict(u, warp), "warp"
 
 
-def _lift(d: Derived, u: Any, phi: sp.Expr, target: Any, kind: str) -> Any:
-    """u + s * phi with the smallest 'round' s whose gap to the target reaches LIFT_GAP."""
+#: direction of the warp p -> p + s phi(p) w (not aligned with any axis)
+_WARP_DIRECTION = (sp.Integer(1), sp.Rational(1, 2), sp.Rational(1, 3))
+
+
+def _warp(d: Derived, carriers: list, target: Any, kind: str) -> dict[sp.Symbol, sp.Expr]:
+    """The substitution p -> p + s phi(p) w, identity on the tag (phi, a product of the tag's
+    level sets, vanishes there), with the smallest round s that moves ``target`` composed with it
+    at least LIFT_GAP away from ``target`` inside the domain.  Composing data with it keeps their
+    values on the tag and leaves no copy of the solution's formula in the text."""
     pts, t = d.interior_points, d.t_out
-    phi_v = leak.evaluate(phi, pts, t, d.dim)
-    u_v = leak.evaluate(target, pts, t, d.dim)
-    ref = max(float(np.linalg.norm(u_v)), 1e-12 * len(pts))
-    base = float(np.linalg.norm(phi_v)) or 1.0
-    s = 2 * LIFT_GAP * ref / base
-    s = float(f"{s:.2g}")
-    for _ in range(8):
-        g = tuple(c + exact(sp.Float(s)) * phi for c in u) if isinstance(u, tuple) else u + exact(sp.Float(s)) * phi
-        if leak.min_gap(leak.gaps(g, target, kind, pts, t, d.dim)) >= LIFT_GAP:
-            return g
+    phi = sp.Mul(*[c.level_set() for c in carriers])
+    peak = float(np.max(np.abs(leak.evaluate(phi, pts, t, d.dim)))) or 1.0
+    phi = phi / exact(sp.Float(float(f"{peak:.2g}")))
+    size = d.domain.geometry.diameter()
+    s = float(f"{0.05 * size:.1g}")
+    coords = [c for c in (X_, Y_, Z_)[: d.dim]]
+    for _ in range(12):
+        warp = {c: c + exact(sp.Float(s)) * phi * w for c, w in zip(coords, _WARP_DIRECTION, strict=False)}
+        if leak.min_gap(leak.gaps(_restrict(target, warp), target, kind, pts, t, d.dim)) >= LIFT_GAP:
+            return warp
         s *= 2
-    return g
+    return warp
 
 
 def _restrict(value: Any, projection: dict | None) -> Any:
@@ -507,9 +520,11 @@ def build_case_spec(d: Derived) -> dict[str, Any]:
         entry: dict[str, Any] = {"tag": b.tag}
         if b.alpha is not None:
             entry["alpha"] = b.alpha
-        entry["value"] = _text(tidy(b.value))
+        # warped data stay factored: expanding a product of level sets cancels catastrophically
+        keep = (lambda e: e) if b.method == "warp" else tidy
+        entry["value"] = _text(keep(b.value))
         if b.laplacian is not None:
-            entry["laplacian"] = _text(tidy(b.laplacian))
+            entry["laplacian"] = _text(keep(b.laplacian))
         bc.setdefault(b.kind, []).append(entry)
     periodic = [p for p in d.domain.geometry.periodic
                 if any(b.kind == "periodic" and b.tag == p.source for b in d.boundary)]
