@@ -6,6 +6,13 @@ from pathlib import Path
 
 import pytest
 
+from casekit import yamlio
+from casekit.authoring.builder import build_source
+from casekit.build.pipeline import BuildOptions
+from casekit.build.run import build
+from casekit.evaluate.store import open_store
+from casekit.runner.limits import Limits
+
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
 
@@ -21,3 +28,26 @@ def shared_data() -> Path:
     if not path.exists():
         pytest.skip(f"the shared PDEAgent-Bench data is not at {path}")
     return path
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("built")
+    paths = []
+    for family, domain, seed in (("poisson", "unit_square", 3), ("heat", "annulus", 4)):
+        src = build_source(family, domain, {"bc": "dirichlet"} if family == "poisson" else {}, seed)
+        src["eval_grid"] = {"nx": 25, "ny": 25}
+        src["calibration"] = {**src["calibration"], "cells_across": 14}
+        src["evaluation"]["timeout_sec"] = 20.0
+        path = root / "cases" / family / f"{src['id']}.yaml"
+        path.parent.mkdir(parents=True)
+        path.write_text(yamlio.dumps(src))
+        paths.append(path)
+    outcomes = build(paths, BuildOptions(root / "build", "dolfinx", repeats=1, limits=Limits(timeout_sec=300)))
+    assert all(o.status == "built" for o in outcomes), [o.reason for o in outcomes]
+    return root
+
+
+@pytest.fixture(scope="session")
+def store(built: Path):  # type: ignore[no-untyped-def]
+    return open_store(built / "build", "dolfinx")

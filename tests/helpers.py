@@ -38,3 +38,14 @@ def write(tmp: Path, source: dict[str, Any], name: str | None = None) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(yamlio.dumps(source))
     return path
+
+
+def record(store, family: str) -> dict:  # type: ignore[no-untyped-def]
+    return next(r for r in store.records.values() if r["pde_classification"]["equation_family"] == family)
+
+
+def write_submission(root: Path, case_id: str, source: str, attempt: int | None = None) -> Path:
+    d = root / case_id / (f"attempt_{attempt}" if attempt else "")
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "solver.py").write_text(source)
+    return root

@@ -135,7 +135,7 @@ INVALID = [
     ("star", {"points": 2}, "/points", "less than the minimum"),
     ("star", {"points": 5.5}, "/points", "not of type 'integer'"),
     ("gear", {"teeth": 2}, "/teeth", "less than the minimum"),
-    ("gear", {"tooth_width": 0.95}, "/tooth_width", "room between them"),
+    ("gear", {"tooth_width": 0.95}, "/tooth_width", "greater than the maximum"),
     ("sector", {"angle": 360}, "/angle", "greater than or equal to the maximum"),
     ("square_with_hole", {"hole": {"center": [0.9, 0.5], "radius": 0.2}}, "/hole", "inside the rectangle"),
     ("multi_hole", {"holes": [{"center": [0.3, 0.3], "radius": 0.2}, {"center": [0.4, 0.3], "radius": 0.2}]},

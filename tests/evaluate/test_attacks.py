@@ -13,7 +13,7 @@ import pytest
 
 from casekit.build.cheaters import cheater
 from casekit.evaluate.run import EvalOptions, evaluate
-from tests.evaluate.conftest import record, write_submission
+from tests.helpers import record, write_submission
 
 pytestmark = pytest.mark.dolfinx
 

@@ -19,7 +19,7 @@ from casekit.grid import Grid
 from casekit.scoring import metrics
 from casekit.scoring.artifacts import ArtifactError, load_meta, load_solution
 from casekit.scoring.gates import gate
-from tests.evaluate.conftest import record, write_submission
+from tests.helpers import record, write_submission
 
 runner = CliRunner()
 SPEC = {"eval_grid": {"type": "uniform", "nx": 5, "ny": 4, "bbox": [0, 1, 0, 1], "mask_outside": True},

@@ -1,0 +1,143 @@
+"""Prompts: the six parts in order, determinism, feedback tiers, and no hidden value anywhere."""
+
+from __future__ import annotations
+
+import json
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from casekit.derive import derive
+from casekit.model.source import CaseSource, load_source_dict
+from casekit.prompts import FEEDBACK_CODE_LIMIT, render, scaffold
+
+REPO = Path(__file__).resolve().parents[2]
+CASES = sorted((REPO / "cases").rglob("*.yaml"))
+
+
+def spec_and_hidden(path: Path) -> tuple[dict, CaseSource]:
+    source = CaseSource.from_dict(load_source_dict(path))
+    return derive(source).case_spec(), source
+
+
+def test_single_prompt_has_the_six_parts_in_order() -> None:
+    spec, _ = spec_and_hidden(next(p for p in CASES if p.parent.name == "stokes"))
+    text = render(spec, "dolfinx")
+    heads = ["# Task", "## Stokes flow", "## case_spec (authoritative)", "## Implementation contract",
+             "## Output and sandbox", "## DOLFINx 0.11 API guide"]
+    positions = [text.index(h) for h in heads]
+    assert positions == sorted(positions)
+    assert json.dumps(spec, indent=2) in text
+    assert render(spec, "dolfinx") == text  # deterministic
+
+
+def _hidden_strings(source: CaseSource) -> list[str]:
+    out = []
+    for value in (source.manufactured_solution or {}).values():
+        out += value if isinstance(value, list) else [value]
+    return [str(v) for v in out if len(str(v)) > 4]
+
+
+@pytest.mark.parametrize("path", CASES[::7], ids=lambda p: p.stem[:40])
+def test_no_tier_reveals_the_solution_or_the_calibration(path: Path) -> None:
+    spec, source = spec_and_hidden(path)
+    hidden = _hidden_strings(source)
+    from casekit.expr import parse, to_text
+
+    hidden += [to_text(parse(h)) for h in hidden]
+    verdicts = [{"attempt": 1, "stage": s, "error": 0.0123, "runtime": {"median": 4.2, "runs": [4.2]},
+                 "failure": {"category": c, "message": m}, "stderr_tail": "Traceback: boom"}
+                for s, c, m in (("F-Exec", "crash", "exit status 1: boom"),
+                                ("F-Acc", "accuracy", "error 1.230e-02 exceeds the accuracy threshold"),
+                                ("F-Time", "runtime", "runtime 4.200 s exceeds the runtime threshold"))]
+    texts = [render(spec, lib, tier) for lib in ("dolfinx",) for tier in ("single", "plan", "scaffold")]
+    texts += [render(spec, "dolfinx", "feedback", verdict=v, previous_code="def solve(s): pass") for v in verdicts]
+    for text in texts:
+        for h in hidden:
+            assert h not in text, f"{path.name}: the hidden solution {h[:60]} leaks"
+        for key in ("cells_across", "e_base", "t_base", "tau_acc", "tau_time", "manufactured", "calibration"):
+            assert key not in text, f"{path.name}: {key} appears"
+        for k, v in (source.calibration or {}).items():
+            assert f"{k}" not in text or k in ("degree", "scheme", "dt", "cell")
+
+
+@pytest.mark.dolfinx
+def test_no_hidden_number_of_a_built_case_appears(store) -> None:  # type: ignore[no-untyped-def]
+    for rec in store.records.values():
+        meta = rec["evaluation_metadata"]
+        numbers = [meta["e_base"], meta["t_base"], meta["thresholds"]["tau_acc"], meta["thresholds"]["tau_time"]]
+        for tier in ("single", "plan", "scaffold"):
+            text = render(rec["case_spec"], "dolfinx", tier)
+            for n in numbers:
+                for form in (repr(n), f"{n:.3e}", f"{n:.2e}", f"{n:.4g}", f"{n:.3g}"):
+                    assert form not in text, (rec["id"], tier, form)
+
+
+def test_feedback_prompt_structure() -> None:
+    spec, _ = spec_and_hidden(CASES[0])
+    code = "x = 1\n" * 1000
+    v = {"attempt": 1, "stage": "F-Exec", "error": None, "runtime": None, "stderr_tail": "Traceback\nValueError: bad",
+         "failure": {"category": "crash", "message": "exit status 1: ValueError: bad"}}
+    text = render(spec, "dolfinx", "feedback", verdict=v, previous_code=code)
+    assert text.startswith("# Attempt 2 of 3")
+    assert f"first {FEEDBACK_CODE_LIMIT} characters" in text and code[:FEEDBACK_CODE_LIMIT] in text
+    assert "crash" in text and "ValueError: bad" in text and "# The original task" in text
+    assert text.endswith(render(spec, "dolfinx"))
+    acc = render(spec, "dolfinx", "feedback", previous_code="pass",
+                 verdict={**v, "stage": "F-Acc", "error": 0.0123, "failure": {"category": "accuracy", "message": ""}})
+    assert "1.230e-02" in acc and "not accurate enough" in acc
+    slow = render(spec, "dolfinx", "feedback", previous_code="pass",
+                  verdict={**v, "stage": "F-Time", "error": 1e-5, "runtime": {"median": 7.5, "runs": [7.5]},
+                           "failure": {"category": "runtime", "message": ""}})
+    assert "7.500 s" in slow and "too slow" in slow
+
+
+@pytest.mark.dolfinx
+def test_the_dolfinx_guide_snippets_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    text = (REPO / "templates" / "guides" / "dolfinx.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert len(blocks) >= 8
+    namespace: dict = {}
+    for i, block in enumerate(blocks):
+        exec(compile(block, f"guide block {i}", "exec"), namespace)  # the guide's own code
+    assert (tmp_path / "solution.npz").exists() and (tmp_path / "meta.json").exists()
+
+
+POISSON_NUMERICS = textwrap.dedent('''
+    V = fem.functionspace(mesh, ("Lagrange", 2))
+    u, v = ufl.TrialFunction(V), ufl.TestFunction(V)
+    kappa = expression(params["kappa"], x, t)
+    a = kappa * ufl.inner(ufl.grad(u), ufl.grad(v)) * ufl.dx
+    L = forcing * v * ufl.dx
+    for e in bc.get("neumann", []):
+        L += expression(e["value"], x, t) * v * ds(tags[e["tag"]])
+    for e in bc.get("robin", []):
+        a += e["alpha"] * u * v * ds(tags[e["tag"]])
+        L += expression(e["value"], x, t) * v * ds(tags[e["tag"]])
+    bcs = [fem.dirichletbc(interpolate(V, e["value"], x, t),
+                           fem.locate_dofs_topological(V, DIM - 1, facet_tags.find(tags[e["tag"]])))
+           for e in bc.get("dirichlet", [])]
+    uh = LinearProblem(a, L, bcs=bcs, petsc_options_prefix="s_",
+                       petsc_options={"ksp_type": "preonly", "pc_type": "lu"}).solve()
+''')
+
+
+@pytest.mark.dolfinx
+def test_the_scaffold_with_numerics_filled_in_passes_the_evaluator(tmp_path: Path, store) -> None:  # type: ignore[no-untyped-def]
+    from casekit.evaluate.run import EvalOptions, evaluate
+    from tests.helpers import record, write_submission
+
+    rec = record(store, "poisson")
+    code = scaffold(rec["case_spec"], "dolfinx")
+    begin, end = "# --- numerics: begin ---", "# --- numerics: end ---"
+    head, rest = code.split(begin)
+    _, tail = rest.split(end)
+    filled = head + begin + "\n" + textwrap.indent(POISSON_NUMERICS, "    ") + "    " + end + tail
+    subs = tmp_path / "subs"
+    write_submission(subs, rec["id"], filled)
+    verdicts = evaluate(EvalOptions(store, subs, tmp_path / "out", repeats=1))
+    (v,) = [v for v in verdicts if v["case_id"] == rec["id"]]
+    assert v["stage"] in ("Pass", "F-Time") and v["error"] <= v["tau_acc"], v
