@@ -1,0 +1,150 @@
+"""Packaging, verification, Croissant metadata and release rules."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from casekit.cli import app
+from casekit.model.record import CaseRecord
+from casekit.package.build_dist import package, write_manifest
+from casekit.package.release import diff, release
+from casekit.package.verify import verify
+
+pytestmark = pytest.mark.dolfinx
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def dist(built: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("pkg") / "dist"
+    package(built / "build", ["dolfinx"], out, name="test-set", version="1.2.3")
+    return out
+
+
+def _copy(dist: Path, tmp: Path, name: str) -> Path:
+    out = tmp / name
+    shutil.copytree(dist, out)
+    return out
+
+
+def _edit_records(root: Path, edit) -> None:  # type: ignore[no-untyped-def]
+    lines = (root / "cases.jsonl").read_text().splitlines()
+    records = [edit(json.loads(ln)) for ln in lines]
+    records = [CaseRecord.from_dict(r).sealed().to_dict() for r in records if r is not None]
+    (root / "cases.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    m = json.loads((root / "manifest.json").read_text())
+    write_manifest(root, m["name"], m["version"], m["tracks"])
+
+
+def test_layout_and_verify(dist: Path) -> None:
+    for name in ("cases.jsonl", "agent.jsonl", "README.md", "croissant.json", "manifest.json"):
+        assert (dist / name).is_file()
+    assert len(list((dist / "references").glob("*.npz"))) == 2
+    assert len(list((dist / "prompts" / "dolfinx").glob("*.md"))) == 2
+    assert verify(dist) == []
+    card = (dist / "README.md").read_text()
+    assert card.startswith("---\npretty_name: test-set") and "## Motivation" in card and "## Maintenance" in card
+    result = runner.invoke(app, ["verify", str(dist)])
+    assert result.exit_code == 0 and "verified" in result.output
+
+
+def test_tampering_is_detected(dist: Path, tmp_path: Path) -> None:
+    bad = _copy(dist, tmp_path, "a")
+    ref = next((bad / "references").glob("*.npz"))
+    ref.write_bytes(ref.read_bytes()[:-10] + b"0123456789")
+    assert any("sha256" in p.message for p in verify(bad))
+    bad = _copy(dist, tmp_path, "b")
+    next((bad / "references").glob("*.npz")).unlink()
+    messages = " ".join(p.message for p in verify(bad))
+    assert "missing" in messages
+    bad = _copy(dist, tmp_path, "c")
+    (bad / "extra.txt").write_text("x")
+    assert any("not listed" in p.message for p in verify(bad))
+    bad = _copy(dist, tmp_path, "d")
+    lines = (bad / "cases.jsonl").read_text().splitlines()
+    rec = json.loads(lines[0])
+    rec["evaluation_metadata"]["thresholds"]["tau_acc"] = 1.0
+    (bad / "cases.jsonl").write_text(json.dumps(rec) + "\n" + "\n".join(lines[1:]) + "\n")
+    problems = verify(bad)
+    assert any("content_hash" in p.message for p in problems)
+    result = runner.invoke(app, ["verify", str(bad)])
+    assert result.exit_code == 1
+
+
+def test_packaging_twice_is_byte_identical(built: Path, dist: Path, tmp_path: Path) -> None:
+    again = tmp_path / "again"
+    package(built / "build", ["dolfinx"], again, name="test-set", version="1.2.3")
+    files = sorted(p.relative_to(dist) for p in dist.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(again) for p in again.rglob("*") if p.is_file())
+    for f in files:
+        assert (dist / f).read_bytes() == (again / f).read_bytes(), f
+
+
+def test_croissant_metadata_reads_with_mlcroissant(dist: Path) -> None:
+    mlc = pytest.importorskip("mlcroissant")
+    ds = mlc.Dataset(jsonld=str(dist / "croissant.json"))
+    assert ds.metadata.version == "1.2.3"
+    cases = list(ds.records("cases"))
+    assert len(cases) == 2 and all(r["cases/tau_acc"] > 0 for r in cases)
+    meta = json.loads((dist / "croissant.json").read_text())
+    assert meta["conformsTo"] == "http://mlcommons.org/croissant/1.0"
+    assert {k for k in meta if k.startswith("rai:")} >= {"rai:dataCollection", "rai:dataLimitations",
+                                                         "rai:dataBiases", "rai:personalSensitiveInformation"}
+
+
+def test_release_rules(dist: Path, tmp_path: Path) -> None:
+    same = _copy(dist, tmp_path, "same")
+    assert diff(same, dist).level == "patch"
+    docs = _copy(dist, tmp_path, "docs")
+    (docs / "README.md").write_text((docs / "README.md").read_text() + "\nMore words.\n")
+    write_manifest(docs, "test-set", "1.2.3", ["dolfinx"])
+    d = diff(docs, dist)
+    assert d.level == "patch" and d.docs_changed == ["README.md"]
+    fewer = _copy(dist, tmp_path, "fewer")
+    keep = json.loads((dist / "cases.jsonl").read_text().splitlines()[0])["id"]
+    _edit_records(fewer, lambda r: r if r["id"] == keep else None)
+    more = diff(dist, fewer)
+    assert more.level == "minor" and len(more.added) == 1
+    assert diff(fewer, dist).level == "major" and diff(fewer, dist).removed
+    tighter = _copy(dist, tmp_path, "tighter")
+
+    def halve(r):  # type: ignore[no-untyped-def]
+        r["evaluation_metadata"]["thresholds"]["tau_acc"] /= 2
+        return r
+
+    _edit_records(tighter, halve)
+    d = diff(tighter, dist)
+    assert d.level == "major" and all("thresholds" in w for w in d.changed.values())
+    finer = _copy(dist, tmp_path, "finer")
+
+    def regrid(r):  # type: ignore[no-untyped-def]
+        r["case_spec"]["eval_grid"]["nx"] += 1
+        return r
+
+    _edit_records(finer, regrid)
+    assert diff(finer, dist).level == "major"
+    newref = _copy(dist, tmp_path, "newref")
+    ref = next((newref / "references").glob("*.npz"))
+    ref.write_bytes(ref.read_bytes() + b"\0")
+    write_manifest(newref, "test-set", "1.2.3", ["dolfinx"])
+    assert "reference" in next(iter(diff(newref, dist).changed.values()))
+
+
+def test_release_writes_the_changelog_and_refuses_contradictions(dist: Path, tmp_path: Path) -> None:
+    old = _copy(dist, tmp_path, "old")
+    keep = json.loads((dist / "cases.jsonl").read_text().splitlines()[0])["id"]
+    _edit_records(old, lambda r: r if r["id"] == keep else None)
+    new = _copy(dist, tmp_path, "new")
+    result = runner.invoke(app, ["release", str(new), "--previous", str(old), "--version", "1.2.4"])
+    assert result.exit_code == 2 and "contradicts" in result.output  # a new case needs a minor bump
+    version, d = release(new, old)
+    assert version == "1.3.0" and d.level == "minor"
+    log = (new / "CHANGELOG.md").read_text()
+    assert "## 1.3.0 (minor release after 1.2.3)" in log and "added 1 case(s)" in log
+    assert json.loads((new / "croissant.json").read_text())["version"] == "1.3.0"
+    assert verify(new) == []
