@@ -90,6 +90,23 @@ class MeshData:
     def centroids(self) -> np.ndarray:
         return self.points[self.corner_cells()].mean(axis=1)
 
+    def corner_facets(self, tag: str) -> np.ndarray:
+        """The facets of a tag by their corner nodes only."""
+        k = {"line": 2, "triangle": 3, "quad": 4}[self.facet_type.rstrip("0123456789")]
+        return self.facets[tag][:, :k]
+
+    def facet_measures(self, tag: str) -> np.ndarray:
+        """Length (2-D) or area (3-D) of each facet of a tag, from its corner nodes (the
+        straight-sided facet; quadrilaterals are split into two triangles)."""
+        f, p = self.corner_facets(tag), self.points
+        if self.dim == 2:
+            return np.linalg.norm(p[f[:, 1]] - p[f[:, 0]], axis=1)
+
+        def tri(i: int, j: int, k: int) -> np.ndarray:
+            return 0.5 * np.linalg.norm(np.cross(p[f[:, j]] - p[f[:, i]], p[f[:, k]] - p[f[:, i]]), axis=1)
+
+        return tri(0, 1, 2) + (tri(0, 2, 3) if f.shape[1] == 4 else 0.0)
+
     def to_meshio(self) -> Any:
         import meshio
 

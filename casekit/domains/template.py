@@ -217,7 +217,8 @@ def _describe_segment(seg: Line | Arc) -> str:
     circle = f"radius {f(seg.radius)} centred at ({f(seg.center[0])}, {f(seg.center[1])})"
     if abs(abs(seg.sweep) - 2 * math.pi) < 1e-12:
         return f"the circle of {circle}"
-    a0 = math.degrees(seg.start_angle)
-    a1 = math.degrees(seg.start_angle + seg.sweep)
-    lo, hi = sorted((a0, a1))
+    # counter-clockwise from lo to hi, lo in (-180, 180] (an arc given clockwise is the same set)
+    lo = math.degrees(min(seg.start_angle, seg.start_angle + seg.sweep))
+    lo = 180.0 - (180.0 - lo) % 360.0
+    hi = lo + math.degrees(abs(seg.sweep))
     return f"the arc of the circle of {circle} between the angles {f(lo)} and {f(hi)} degrees"

@@ -144,7 +144,7 @@ INVALID = [
     ("t_junction", {"stem": [0.4, 0.6, 0.0, 0.7]}, "/stem", "end exactly at the bottom of the bar"),
     ("t_junction", {"stem": [-0.1, 0.6, 0.0, 0.8]}, "/stem", "strictly between the ends"),
     ("dumbbell", {"bridge_width": 0.5}, "/bridge_width", "narrower than both disks"),
-    ("dumbbell", {"right": {"center": [0.3, 0.5], "radius": 0.18}}, "/right", "apart from it"),
+    ("dumbbell", {"right": {"center": [0.3, 0.5], "radius": 0.18}}, "/right", "overlap or touch"),
     ("l_shape", {"corner": [1.5, 0.5]}, "/corner", "strictly inside"),
     ("unit_square", {"x1": -1}, "/x1", "greater than x0"),
     ("periodic_square", {"bounds": [0, 1, 1, 0]}, "/bounds", "ymin < ymax"),

@@ -1,15 +1,8 @@
 """The ring between two concentric circles."""
 
 from casekit.domains.geometry import Region, circle
-from casekit.domains.template import DomainTemplate, number, point, problem, register
-
-
-def _constraints(p: dict) -> list:
-    if p["inner_radius"] >= p["outer_radius"]:
-        return [problem("inner_radius", "the inner radius must be smaller than the outer radius",
-                        f"a number in (0, {p['outer_radius']:g})")]
-    return []
-
+from casekit.domains.template import DomainTemplate, number, point, register
+from casekit.domains.templates._shapes import radii_ordered
 
 register(DomainTemplate(
     name="annulus",
@@ -24,7 +17,7 @@ register(DomainTemplate(
         circle(tuple(p["center"]), p["outer_radius"], "outer"),
         holes=(circle(tuple(p["center"]), p["inner_radius"], "inner", hole=True),),
     ),
-    constraints=_constraints,
+    constraints=radii_ordered,
     describe=lambda p: (f"the annulus centred at ({p['center'][0]:g}, {p['center'][1]:g}) between "
                         f"radius {p['inner_radius']:g} and radius {p['outer_radius']:g}"),
 ))

@@ -1,18 +1,28 @@
-"""A dumbbell: two disks joined by a horizontal bridge (the disks' centres at the same height)."""
+"""A dumbbell: two disks side by side (centres at the same height) joined by a horizontal bridge.
+
+The bridge is the band ``|y - y_c| <= bridge_width / 2`` between the two centres, so its ends lie
+inside the disks; its straight sides meet the circles at exact intersection points, where the
+lobes (exact arcs) begin and end.
+"""
 
 import math
 
 from casekit.domains.geometry import Arc, Line, Loop, Piece, Region
 from casekit.domains.template import DomainTemplate, disk, number, problem, register
+from casekit.domains.templates._shapes import disks_apart
+
+#: the bridge's half-width stays below this fraction of each radius (keeps the junctions away
+#: from tangency, where the lobes would meet the bridge at a vanishing angle)
+MAX_HALF_WIDTH = 0.95
 
 
 def _geometry(p: dict) -> Region:
-    (lx, ly), rl = p["left"]["center"], p["left"]["radius"]
+    (lx, y), rl = p["left"]["center"], p["left"]["radius"]
     (rx, _), rr = p["right"]["center"], p["right"]["radius"]
     h = p["bridge_width"] / 2
-    tl, tr = math.asin(h / rl), math.asin(h / rr)
-    left = Arc((lx, ly), rl, tl, 2 * math.pi - 2 * tl)  # from the bridge's top around to its bottom
-    right = Arc((rx, ly), rr, math.pi + tr, 2 * math.pi - 2 * tr)
+    tl, tr = math.asin(h / rl), math.asin(h / rr)  # junction angles seen from each centre
+    left = Arc((lx, y), rl, tl, 2 * math.pi - 2 * tl)  # from the bridge's top around to its bottom
+    right = Arc((rx, y), rr, math.pi + tr, 2 * math.pi - 2 * tr)
     loop = Loop((Piece(left, "left_lobe"), Piece(Line(left.end, right.start), "bridge_bottom"),
                  Piece(right, "right_lobe"), Piece(Line(right.end, left.start), "bridge_top")))
     return Region(loop, refine_points=(left.start, left.end, right.start, right.end))
@@ -20,31 +30,38 @@ def _geometry(p: dict) -> Region:
 
 def _constraints(p: dict) -> list:
     lft, rgt = p["left"], p["right"]
-    if abs(lft["center"][1] - rgt["center"][1]) > 1e-12:
-        return [problem("right", "the disks' centres must be at the same height", f"y = {lft['center'][1]:g}")]
-    gap = rgt["center"][0] - lft["center"][0] - lft["radius"] - rgt["radius"]
-    if gap <= 1e-3 * max(lft["radius"], rgt["radius"]):
-        return [problem("right", "the right disk must lie to the right of the left one, apart from it",
-                        "centres farther apart than the sum of the radii")]
-    if p["bridge_width"] / 2 >= 0.95 * min(lft["radius"], rgt["radius"]):
-        return [problem("bridge_width", "the bridge must be narrower than both disks",
-                        f"a width below {1.9 * min(lft['radius'], rgt['radius']):g}")]
-    return []
+    (lx, ly), (rx, ry) = lft["center"], rgt["center"]
+    if abs(ly - ry) > 1e-12:
+        return [problem("right", "the disks' centres must be at the same height (the bridge is horizontal)",
+                        f"a centre with y = {ly:g}")]
+    if rx <= lx:
+        return [problem("right", "the right disk must lie to the right of the left one",
+                        f"a centre with x > {lx:g}")]
+    out = disks_apart("right", lft, rgt, "the two disks")
+    limit = 2 * MAX_HALF_WIDTH * min(lft["radius"], rgt["radius"])
+    if not out and p["bridge_width"] >= limit:
+        out = [problem("bridge_width", "the bridge must be narrower than both disks", f"a width below {limit:g}")]
+    return out
+
+
+def _describe(p: dict) -> str:
+    lft, rgt, h = p["left"], p["right"], p["bridge_width"] / 2
+    y = lft["center"][1]
+    return (f"a dumbbell: the disk of radius {lft['radius']:g} centred at ({lft['center'][0]:g}, {y:g}) and the "
+            f"disk of radius {rgt['radius']:g} centred at ({rgt['center'][0]:g}, {y:g}), joined by the "
+            f"horizontal bridge {y - h:g} <= y <= {y + h:g} between their centres")
 
 
 register(DomainTemplate(
     name="dumbbell",
     dim=2,
-    summary="two disks joined by a bridge",
+    summary="two disks joined by a horizontal bridge",
     params={
         "left": disk({"center": [0.2, 0.5], "radius": 0.18}, "the left disk"),
-        "right": disk({"center": [0.8, 0.5], "radius": 0.18}, "the right disk"),
-        "bridge_width": number(0.2, "height of the horizontal bridge", exclusiveMinimum=0.0),
+        "right": disk({"center": [0.8, 0.5], "radius": 0.18}, "the right disk (centre at the same height)"),
+        "bridge_width": number(0.2, "thickness of the horizontal bridge (its extent in y)", exclusiveMinimum=0.0),
     },
     geometry=_geometry,
     constraints=_constraints,
-    describe=lambda p: (f"a dumbbell: disks of radius {p['left']['radius']:g} at ({p['left']['center'][0]:g}, "
-                        f"{p['left']['center'][1]:g}) and {p['right']['radius']:g} at "
-                        f"({p['right']['center'][0]:g}, {p['right']['center'][1]:g}) joined by a horizontal "
-                        f"bridge of width {p['bridge_width']:g}"),
+    describe=_describe,
 ))

@@ -1,9 +1,14 @@
-"""A gear: a base circle with trapezoidal teeth (circular arcs between and on top of the teeth)."""
+"""A gear: a base circle with trapezoidal teeth (circular arcs between and on top of the teeth).
+
+Tooth k occupies the angles [rotation + k pitch, rotation + k pitch + tooth_width pitch] at its
+root, so teeth cannot overlap while ``tooth_width`` < 1; its range keeps at least a fifth of the
+pitch between neighbouring teeth (and no tooth thinner than a fifth of it).
+"""
 
 import math
 
 from casekit.domains.geometry import Arc, Line, Loop, Piece, Region
-from casekit.domains.template import DomainTemplate, integer, number, point, problem, register
+from casekit.domains.template import DomainTemplate, integer, number, point, register
 
 
 def _geometry(p: dict) -> Region:
@@ -26,14 +31,7 @@ def _geometry(p: dict) -> Region:
         pieces += [Piece(Line(root0, tip.start), "boundary"), Piece(tip, "boundary"),
                    Piece(Line(tip.end, root1), "boundary"), Piece(gap, "boundary")]
         roots += [root0, root1]
-    # close exactly: the last gap ends where the first flank starts
     return Region(Loop(tuple(pieces)), refine_points=tuple(roots))
-
-
-def _constraints(p: dict) -> list:
-    if not 0.2 <= p["tooth_width"] <= 0.8:
-        return [problem("tooth_width", "teeth must leave room between them", "a fraction of the pitch in [0.2, 0.8]")]
-    return []
 
 
 register(DomainTemplate(
@@ -45,11 +43,12 @@ register(DomainTemplate(
         "teeth": integer(8, "number of teeth", minimum=3, maximum=48),
         "base_radius": number(0.5, "radius of the base (root) circle", exclusiveMinimum=0.0),
         "tooth_height": number(0.2, "radial height of a tooth", exclusiveMinimum=0.0),
-        "tooth_width": number(0.5, "angular width of a tooth at its root, as a fraction of the pitch"),
-        "rotation": number(0.0, "angle of the first tooth's leading flank, degrees"),
+        "tooth_width": number(0.5, "angular width of a tooth at its root, as a fraction of the pitch",
+                              minimum=0.2, maximum=0.8),
+        "rotation": number(0.0, "angle of the first tooth's leading flank, degrees from the x axis",
+                           minimum=-360.0, maximum=360.0),
     },
     geometry=_geometry,
-    constraints=_constraints,
     describe=lambda p: (f"a gear centred at ({p['center'][0]:g}, {p['center'][1]:g}) with {p['teeth']} "
                         f"trapezoidal teeth of height {p['tooth_height']:g} on a base circle of radius "
                         f"{p['base_radius']:g}"),

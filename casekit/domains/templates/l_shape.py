@@ -2,6 +2,7 @@
 
 from casekit.domains.geometry import Region, polygon
 from casekit.domains.template import DomainTemplate, point, problem, rectangle, register
+from casekit.domains.templates._shapes import rectangle_problems
 
 
 def _geometry(p: dict) -> Region:
@@ -13,14 +14,13 @@ def _geometry(p: dict) -> Region:
 
 
 def _constraints(p: dict) -> list:
+    out = rectangle_problems("outer", p["outer"])
     x0, x1, y0, y1 = p["outer"]
     xc, yc = p["corner"]
-    if not (x0 < x1 and y0 < y1):
-        return [problem("outer", "outer must have xmin < xmax and ymin < ymax", "[xmin, xmax, ymin, ymax]")]
-    if not (x0 < xc < x1 and y0 < yc < y1):
-        return [problem("corner", "the re-entrant corner must lie strictly inside the outer rectangle",
-                        f"a point in ({x0:g}, {x1:g}) x ({y0:g}, {y1:g})")]
-    return []
+    if not out and not (x0 < xc < x1 and y0 < yc < y1):
+        out = [problem("corner", "the re-entrant corner must lie strictly inside the outer rectangle",
+                       f"a point in ({x0:g}, {x1:g}) x ({y0:g}, {y1:g})")]
+    return out
 
 
 register(DomainTemplate(

@@ -1,16 +1,19 @@
 """A rectangle with several circular holes (tags hole_1 ... hole_n)."""
 
-from casekit.domains.geometry import Region, circle, polygon
+from casekit.domains.geometry import Region, circle
 from casekit.domains.template import DomainTemplate, disks, rectangle, register
-from casekit.domains.templates._shapes import disk_in_rectangle, disks_apart, rectangle_problems
+from casekit.domains.templates._shapes import (
+    disk_in_rectangle,
+    disks_apart,
+    rectangle_loop,
+    rectangle_problems,
+)
 
 
 def _geometry(p: dict) -> Region:
-    x0, x1, y0, y1 = p["outer"]
-    outer = polygon([(x0, y0), (x1, y0), (x1, y1), (x0, y1)], ["bottom", "right", "top", "left"])
     holes = tuple(circle(tuple(h["center"]), h["radius"], f"hole_{i}", hole=True)
                   for i, h in enumerate(p["holes"], start=1))
-    return Region(outer, holes=holes)
+    return Region(rectangle_loop(p["outer"]), holes=holes)
 
 
 def _constraints(p: dict) -> list:

@@ -1,15 +1,14 @@
 """A rectangle whose opposite sides are periodic pairs (left -> right, bottom -> top)."""
 
-from casekit.domains.geometry import PeriodicPair, Region, polygon
+from casekit.domains.geometry import PeriodicPair, Region
 from casekit.domains.template import DomainTemplate, rectangle, register
-from casekit.domains.templates._shapes import rectangle_problems
+from casekit.domains.templates._shapes import rectangle_loop, rectangle_problems
 
 
 def _geometry(p: dict) -> Region:
     x0, x1, y0, y1 = p["bounds"]
-    outer = polygon([(x0, y0), (x1, y0), (x1, y1), (x0, y1)], ["bottom", "right", "top", "left"])
-    return Region(outer, periodic=(PeriodicPair("left", "right", (x1 - x0, 0.0)),
-                                   PeriodicPair("bottom", "top", (0.0, y1 - y0))))
+    return Region(rectangle_loop(p["bounds"]), periodic=(PeriodicPair("left", "right", (x1 - x0, 0.0)),
+                                                         PeriodicPair("bottom", "top", (0.0, y1 - y0))))
 
 
 register(DomainTemplate(

@@ -1,17 +1,13 @@
 """A rectangle with one circular hole."""
 
-from casekit.domains.geometry import Region, circle, polygon
+from casekit.domains.geometry import Region, circle
 from casekit.domains.template import DomainTemplate, disk, rectangle, register
-from casekit.domains.templates._shapes import disk_in_rectangle, rectangle_problems
-
-SIDES = ["bottom", "right", "top", "left"]
+from casekit.domains.templates._shapes import disk_in_rectangle, rectangle_loop, rectangle_problems
 
 
 def _geometry(p: dict) -> Region:
-    x0, x1, y0, y1 = p["outer"]
-    outer = polygon([(x0, y0), (x1, y0), (x1, y1), (x0, y1)], SIDES)
     h = p["hole"]
-    return Region(outer, holes=(circle(tuple(h["center"]), h["radius"], "hole", hole=True),))
+    return Region(rectangle_loop(p["outer"]), holes=(circle(tuple(h["center"]), h["radius"], "hole", hole=True),))
 
 
 register(DomainTemplate(

@@ -3,7 +3,8 @@
 import math
 
 from casekit.domains.geometry import Region, polygon
-from casekit.domains.template import DomainTemplate, integer, number, point, problem, register
+from casekit.domains.template import DomainTemplate, integer, number, point, register
+from casekit.domains.templates._shapes import radii_ordered
 
 
 def _vertices(p: dict) -> tuple[list[tuple[float, float]], list[tuple[float, float]]]:
@@ -25,13 +26,6 @@ def _geometry(p: dict) -> Region:
     return Region(polygon(vertices, "boundary"), refine_points=tuple(inner))
 
 
-def _constraints(p: dict) -> list:
-    if p["inner_radius"] >= p["outer_radius"]:
-        return [problem("inner_radius", "the inner radius must be smaller than the outer radius",
-                        f"a number in (0, {p['outer_radius']:g})")]
-    return []
-
-
 register(DomainTemplate(
     name="star",
     dim=2,
@@ -41,10 +35,11 @@ register(DomainTemplate(
         "points": integer(5, "number of points", minimum=3, maximum=24),
         "inner_radius": number(0.3, "radius of the inner (re-entrant) vertices", exclusiveMinimum=0.0),
         "outer_radius": number(0.7, "radius of the tips", exclusiveMinimum=0.0),
-        "rotation": number(90.0, "direction of the first tip, degrees from the x axis"),
+        "rotation": number(90.0, "direction of the first tip, degrees from the x axis",
+                           minimum=-360.0, maximum=360.0),
     },
     geometry=_geometry,
-    constraints=_constraints,
+    constraints=radii_ordered,
     describe=lambda p: (f"a {p['points']}-pointed star centred at ({p['center'][0]:g}, {p['center'][1]:g}) with "
                         f"tips at radius {p['outer_radius']:g} and inner vertices at radius "
                         f"{p['inner_radius']:g}, the first tip at {p['rotation']:g} degrees"),

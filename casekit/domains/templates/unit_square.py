@@ -1,12 +1,8 @@
 """The rectangle [x0, x1] x [y0, y1], by default the unit square."""
 
-from casekit.domains.geometry import Region, polygon
+from casekit.domains.geometry import Region
 from casekit.domains.template import DomainTemplate, number, problem, register
-
-
-def _geometry(p: dict) -> Region:
-    x0, x1, y0, y1 = p["x0"], p["x1"], p["y0"], p["y1"]
-    return Region(polygon([(x0, y0), (x1, y0), (x1, y1), (x0, y1)], ["bottom", "right", "top", "left"]))
+from casekit.domains.templates._shapes import rectangle_loop
 
 
 def _constraints(p: dict) -> list:
@@ -28,7 +24,7 @@ register(DomainTemplate(
         "y0": number(0.0, "bottom edge"),
         "y1": number(1.0, "top edge"),
     },
-    geometry=_geometry,
+    geometry=lambda p: Region(rectangle_loop([p["x0"], p["x1"], p["y0"], p["y1"]])),
     constraints=_constraints,
     describe=lambda p: f"the rectangle [{p['x0']:g}, {p['x1']:g}] x [{p['y0']:g}, {p['y1']:g}]",
     structured=True,
