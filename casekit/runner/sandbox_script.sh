@@ -1,5 +1,5 @@
 # casekit sandbox wrapper: runs as root inside fresh mount/pid/net/ipc/uts namespaces.
-# Inputs (environment): CK_RUN (host run dir with in/ and out/), CK_MNT (empty mount point),
+# Inputs (environment): CK_RUN (host run dir with in/ and out/), CK_MNT (work mount point under /run),
 # CK_DISK_MB, CK_CACHE (optional persistent home), CK_HIDE (colon-separated host paths to hide),
 # CK_KEEP (colon-separated host paths that stay visible, read-only, even inside hidden ones),
 # CK_DROP (1: drop to uid/gid CK_UID/CK_GID), CK_START_FD, CK_END_FD, CK_TIMING (harness|wrapper|none),
@@ -7,6 +7,12 @@
 set -u
 fail() { echo "casekit sandbox: $1" >&2; exit 90; }
 mount --make-rprivate / || fail "cannot make mounts private"
+# the PID namespace's own /proc: host processes disappear, and /proc/<pid> is the run's own
+# (MPI transports open their shared memory through /proc/<pid>/fd)
+mount -t proc -o nosuid,nodev,noexec proc /proc || fail "cannot mount a private /proc"
+# a private /run (the host's sockets and state disappear) holding the work tmpfs
+mount -t tmpfs -o size=1m,mode=0755 casekit-run /run || fail "cannot replace /run"
+mkdir -p "$CK_MNT" /run/lock || fail "cannot create $CK_MNT"
 mount -t tmpfs -o "size=${CK_DISK_MB}m,mode=0755" casekit-work "$CK_MNT" || fail "cannot mount the work tmpfs"
 mkdir "$CK_MNT/work" "$CK_MNT/home"
 cp -a "$CK_RUN/in/." "$CK_MNT/work/" || fail "cannot copy the inputs"
@@ -32,7 +38,8 @@ for p in "${paths[@]}"; do
 done
 # private, size-limited scratch instead of the host's world-writable directories
 for p in /tmp /var/tmp /dev/shm /run/lock; do
-  if [ -d "$p" ]; then
+  if [ -d "$(dirname "$p")" ]; then
+    mkdir -p "$p" 2>/dev/null
     mount -t tmpfs -o "size=${CK_DISK_MB}m,mode=1777" casekit-scratch "$p" && hidden+=("$p") || fail "cannot replace $p"
   fi
 done

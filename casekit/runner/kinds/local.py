@@ -27,9 +27,8 @@ from casekit.runner.base import RUNNERS, TAIL_BYTES, RunResult, RunSpec
 
 SCRIPT = (Path(__file__).resolve().parent.parent / "sandbox_script.sh").read_text()
 RUNS_ROOT = Path(os.environ.get("CASEKIT_RUNS_DIR", "/tmp/casekit-runs"))
-#: where the sandboxes' working trees are mounted: outside /tmp, which every run replaces
-MOUNTS_ROOT = Path(os.environ.get("CASEKIT_SANDBOX_DIR", "/run/casekit-sandbox" if os.geteuid() == 0
-                                  else str(Path.home() / ".cache" / "casekit" / "sandbox")))
+#: where the run's working tree is mounted inside the sandbox (on a fresh tmpfs over /run)
+SANDBOX_MNT = "/run/casekit"
 SANDBOX_UID = SANDBOX_GID = 65534  # nobody / nogroup
 
 
@@ -86,17 +85,10 @@ class LocalRunner:
                                valid="run as root or enable user namespaces, or use a container runner")
         RUNS_ROOT.mkdir(mode=0o711, parents=True, exist_ok=True)
         run_dir = Path(tempfile.mkdtemp(prefix="run-", dir=RUNS_ROOT))
-        MOUNTS_ROOT.mkdir(mode=0o711, parents=True, exist_ok=True)
-        mnt = Path(tempfile.mkdtemp(prefix="sandbox-", dir=MOUNTS_ROOT))
-        mnt.chmod(0o755)
         try:
-            return self._run(spec, dest, run_dir, mnt, mode)
+            return self._run(spec, dest, run_dir, Path(SANDBOX_MNT), mode)
         finally:
             shutil.rmtree(run_dir, ignore_errors=True)
-            try:
-                mnt.rmdir()
-            except OSError:
-                pass
 
     def _run(self, spec: RunSpec, dest: Path, run_dir: Path, mnt: Path, mode: str) -> RunResult:
         (run_dir / "in").mkdir()
@@ -159,16 +151,31 @@ class LocalRunner:
                          dest, f"local/{mode}", notes)
 
 
-#: host paths always hidden from runs (evaluator homes); what a run needs inside them is kept
-ALWAYS_HIDDEN = (Path("/root"), Path("/home"))
+#: top-level directories a run sees: the operating system.  Every other top-level directory
+#: (/home, /root, /opt, /srv, /mnt, /var, checkouts such as /work, ...) is hidden, so evaluator
+#: data cannot be found wherever it lives; what a run needs inside a hidden one (the track's
+#: environment, the casekit package) is kept, read-only.  /tmp, /var/tmp, /dev/shm and /run are
+#: replaced by private scratch.
+SYSTEM_DIRS = frozenset({"bin", "sbin", "lib", "lib32", "lib64", "libx32", "usr", "etc", "dev", "proc",
+                         "sys", "run", "tmp"})
+
+
+def _top_level_hidden(root: Path = Path("/")) -> list[Path]:
+    out = []
+    for entry in sorted(root.iterdir()):
+        if entry.name in SYSTEM_DIRS or entry.is_symlink() or not entry.is_dir():
+            continue
+        out.append(entry)
+    return out
 
 
 def _hide_list(spec: RunSpec) -> list[Path]:
-    """Evaluator paths to hide (a kept path inside one stays visible, read-only); a path that is
-    itself needed, or inside a needed one, is not hidden."""
+    """Host paths to hide (a kept path inside one stays visible, read-only): every non-system
+    top-level directory plus the run's explicit ``hide`` paths; a path that is itself needed, or
+    inside a needed one, is not hidden."""
     needs = [Path(p).resolve() for p in spec.needs]
     out: list[Path] = []
-    for p in (RUNS_ROOT, *ALWAYS_HIDDEN, *spec.hide):
+    for p in (RUNS_ROOT, *_top_level_hidden(), *spec.hide):
         p = Path(p).resolve()
         if any(n == p or n in p.parents for n in needs) or p in out:
             continue
