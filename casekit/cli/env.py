@@ -1,0 +1,55 @@
+"""``casekit env``: which track environments are usable here, and installing them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from casekit.cli.app import app, console
+
+env_app = typer.Typer(help="Track environments: check what is usable here, install what is missing.",
+                      no_args_is_help=True)
+app.add_typer(env_app, name="env")
+
+
+@env_app.command("check")
+def env_check(
+    names: list[str] = typer.Argument(None, help="Environments to check (default: all)."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Report, per environment, whether it is usable and why not."""
+    from casekit.envs import ENVIRONMENTS
+
+    envs = [ENVIRONMENTS.get(n) for n in names] if names else [e for _, e in ENVIRONMENTS.items()]
+    statuses = [e.check() for e in envs]
+    if as_json:
+        console.print_json(json.dumps([s.__dict__ for s in statuses]))
+        return
+    table = Table(show_edge=False)
+    for col in ("environment", "usable", "details", "reason"):
+        table.add_column(col)
+    for s in statuses:
+        table.add_row(s.name, "[green]yes[/green]" if s.usable else "[red]no[/red]",
+                      ", ".join(f"{k}={v}" for k, v in s.details.items()), s.reason)
+    console.print(table)
+
+
+@env_app.command("install")
+def env_install(
+    name: str = typer.Argument(..., help="dolfinx, dealii or firedrake."),
+    force: bool = typer.Option(False, "--force", help="Redo every step, even finished ones."),
+    log: Path | None = typer.Option(None, "--log", help="Log file (default: in the environment's directory)."),
+) -> None:
+    """Install an environment step by step (resumable; each step's output goes to the log)."""
+    from casekit.envs import ENVIRONMENTS
+
+    env = ENVIRONMENTS.get(name)
+    console.print(f"installing {name}: {env.description} (recipe {env.recipe_hash()})")
+    path = env.install(log, force, progress=lambda step, state, seconds: console.print(
+        f"  {step}: {state}" + (f" in {seconds:.0f} s" if state == "done" else ""), markup=False))
+    status = env.check()
+    console.print(f"{name}: {'usable' if status.usable else 'NOT usable: ' + status.reason}; log {path}")
+    raise typer.Exit(0 if status.usable else 1)

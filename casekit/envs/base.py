@@ -1,0 +1,112 @@
+"""Environments as named steps with stamps: resumable, logged, identified by a recipe hash.
+
+``install`` runs the recipe's steps in order; each finished step leaves a stamp (written
+atomically) in the environment's state directory, so a re-run skips finished steps and a changed
+recipe (a new hash) starts a fresh directory.  A failing step raises a CasekitError naming the
+step and the log file.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from casekit.errors import CasekitError
+from casekit.jsonio import content_hash, read_json, write_json
+from casekit.registry import Registry
+
+
+def state_root() -> Path:
+    return Path(os.environ.get("CASEKIT_ENV_DIR", str(Path.home() / ".cache" / "casekit" / "envs")))
+
+
+@dataclass(frozen=True)
+class Step:
+    name: str
+    #: shell commands, run with ``bash -euo pipefail -c``
+    commands: tuple[str, ...]
+    env: dict[str, str] = field(default_factory=dict)
+    #: a step is skipped (and stamped) when this returns True
+    done: Callable[[], bool] | None = field(default=None, compare=False)
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "commands": list(self.commands), "env": dict(sorted(self.env.items()))}
+
+
+@dataclass
+class EnvStatus:
+    name: str
+    usable: bool
+    reason: str = ""
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+class Environment:
+    name = ""
+    description = ""
+    #: container image for users with a container engine (recipe under containers/)
+    image = ""
+
+    def steps(self) -> list[Step]:
+        raise NotImplementedError
+
+    def recipe(self) -> object:
+        """What identifies the environment's content (pins, options); hashed into its name."""
+        return [s.describe() for s in self.steps()]
+
+    def recipe_hash(self) -> str:
+        return content_hash(self.recipe())[:16]
+
+    def state_dir(self) -> Path:
+        return state_root() / f"{self.name}-{self.recipe_hash()}"
+
+    def check(self) -> EnvStatus:
+        raise NotImplementedError
+
+    def install(self, log: Path | None = None, force: bool = False,
+                progress: Callable[[str, str, float], None] = lambda step, state, seconds: None) -> Path:
+        state = self.state_dir()
+        log = log or state / "install.log"
+        run_steps(self.steps(), state / "stamps", log, env_vars=self.step_env(), force=force, progress=progress)
+        return log
+
+    def step_env(self) -> dict[str, str]:
+        return {}
+
+
+def run_steps(steps: list[Step], stamps: Path, log: Path, *, env_vars: dict[str, str] | None = None,
+              force: bool = False, progress: Callable[[str, str, float], None] = lambda s, st, t: None) -> None:
+    stamps.mkdir(parents=True, exist_ok=True)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    for step in steps:
+        stamp = stamps / f"{step.name}.json"
+        if stamp.exists() and not force and read_json(stamp).get("step") == step.describe():
+            progress(step.name, "cached", 0.0)
+            continue
+        t0 = time.monotonic()
+        if step.done is not None and step.done() and not force:
+            write_json(stamp, {"step": step.describe(), "seconds": 0.0, "skipped": "already present"})
+            progress(step.name, "present", 0.0)
+            continue
+        progress(step.name, "running", 0.0)
+        env = {**os.environ, **(env_vars or {}), **step.env, "DEBIAN_FRONTEND": "noninteractive"}
+        with open(log, "a", encoding="utf-8") as fh:
+            for cmd in step.commands:
+                fh.write(f"\n### [{step.name}] $ {cmd}\n")
+                fh.flush()
+                r = subprocess.run(["bash", "-euo", "pipefail", "-c", cmd], stdout=fh, stderr=subprocess.STDOUT,
+                                   env=env)
+                if r.returncode != 0:
+                    raise CasekitError(f"step {step.name!r} failed (exit status {r.returncode}) running: {cmd}",
+                                       file=str(log), valid="see the log; re-running resumes from this step")
+        seconds = time.monotonic() - t0
+        write_json(stamp, {"step": step.describe(), "seconds": round(seconds, 1)})
+        progress(step.name, "done", seconds)
+
+
+ENVIRONMENTS: Registry[Environment] = Registry("environment", plugins="casekit.envs.recipes")
