@@ -34,6 +34,8 @@ class RunSpec:
     hide: tuple[Path, ...] = ()
     #: read-only host paths the command needs (interpreters, libraries); never hidden
     needs: tuple[Path, ...] = ()
+    #: the container image of the track's environment (container runners only)
+    image: str = ""
 
 
 @dataclass

@@ -2,7 +2,8 @@
 
 This file is executed (not imported) inside the sandbox, so it imports nothing from casekit.
 It imports the track's libraries first (``CASEKIT_PRELOAD``), then signals the start of the
-timed region on the inherited timing descriptor and closes it (so the submission cannot write
+timed region on the inherited timing descriptor (or the timing FIFO a container runner
+mounts) and closes it (so the submission cannot write
 to it), then imports ``solver.py`` and calls ``solve``.  The end of the timed region is taken
 by the trusted sandbox wrapper when this process exits, so neither the submission's own
 ``meta.json`` nor anything it does in-process can change the measured time.
@@ -20,11 +21,14 @@ import traceback
 
 def main() -> int:
     fd = int(os.environ.pop("CASEKIT_TIMING_FD", "-1"))
+    timing_path = os.environ.pop("CASEKIT_TIMING_PATH", "")  # container runners: a FIFO
     for name in filter(None, os.environ.pop("CASEKIT_PRELOAD", "").split(",")):
         importlib.import_module(name)
     with open("case_spec.json", encoding="utf-8") as fh:
         case_spec = json.load(fh)
     sys.path.insert(0, os.getcwd())
+    if fd < 0 and timing_path:
+        fd = os.open(timing_path, os.O_WRONLY)
     if fd >= 0:
         os.write(fd, b"s")
         os.close(fd)

@@ -1,0 +1,145 @@
+"""Container runners (docker, podman, apptainer) for machines that have an engine.
+
+A run is the same contract as the local sandbox: a fresh working directory holding only the
+run's inputs (bind-mounted at ``/work``), the track's image (``RunSpec.image``), no network, an
+unprivileged user, a read-only root, private scratch, memory / process / file-size limits and
+a wall-clock timeout.  The timed region starts when the harness (or, for compiled programs,
+the in-container wrapper) writes a byte into the bind-mounted timing FIFO, and ends when the
+engine's process exits -- measured here, outside the container (the kernel's monotonic clock is
+shared, so the harness cannot move it).  Engine start-up and teardown fall outside the start
+signal or are a small constant after it; compare runtimes within one runner only.
+
+Only :func:`command` builds engine command lines; it is pure and tested without an engine.
+"""
+
+from __future__ import annotations
+
+import os
+import selectors
+import shutil
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from casekit.errors import CasekitError
+from casekit.runner.base import RUNNERS, RunResult, RunSpec
+
+#: where the inputs and the timing FIFO appear inside the container
+WORK, TIMING = "/work", "/casekit/timing"
+#: the unprivileged user runs execute as (nobody:nogroup)
+USER = "65534:65534"
+
+
+def _python_command(spec: RunSpec) -> list[str]:
+    """Inside an image the track's interpreter is the image's ``python3``, not the host's path."""
+    cmd = list(spec.command)
+    if cmd and os.path.isabs(cmd[0]) and Path(cmd[0]).name.startswith("python"):
+        cmd[0] = "python3"
+    return cmd
+
+
+def _inner(spec: RunSpec) -> list[str]:
+    cmd = _python_command(spec)
+    if spec.timing == "wrapper":  # compiled programs: the start is when the program starts
+        return ["sh", "-c", f'printf s > {TIMING}; exec "$@"', "casekit-wrapper", *cmd]
+    return cmd
+
+
+def _env(spec: RunSpec) -> dict[str, str]:
+    env = {k: v for k, v in spec.env.items() if k != "PATH"}
+    env.update({"HOME": f"{WORK}/.home", "TMPDIR": "/tmp"})
+    if spec.timing == "harness":
+        env["CASEKIT_TIMING_PATH"] = TIMING
+    return env
+
+
+@dataclass(frozen=True)
+class Engine:
+    name: str
+
+    def command(self, spec: RunSpec, image: str, work: Path, fifo: Path) -> list[str]:
+        """The engine command line of one run (pure: no engine needed)."""
+        lim = spec.limits
+        env = _env(spec)
+        if self.name == "apptainer":
+            return ["apptainer", "exec", "--containall", "--cleanenv", "--no-home", "--net", "--network", "none",
+                    "--writable-tmpfs", "--bind", f"{work}:{WORK}", "--bind", f"{fifo}:{TIMING}", "--pwd", WORK,
+                    *(a for k, v in sorted(env.items()) for a in ("--env", f"{k}={v}")),
+                    f"docker://{image}", "prlimit", f"--as={lim.memory_mb * 1024 * 1024}", f"--cpu={lim.cpu}",
+                    f"--fsize={lim.file_mb * 1024 * 1024}", f"--nofile={lim.nofile}", "--", *_inner(spec)]
+        return [self.name, "run", "--rm", "--init", "--network", "none", "--user", USER, "--read-only",
+                "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
+                "--memory", f"{lim.memory_mb}m", "--memory-swap", f"{lim.memory_mb}m",
+                "--pids-limit", str(lim.nproc), "--cpus", "1",
+                "--ulimit", f"fsize={lim.file_mb * 1024 * 1024}", "--ulimit", f"nofile={lim.nofile}",
+                "--ulimit", f"cpu={lim.cpu}", "--ulimit", "core=0",
+                "--tmpfs", f"/tmp:rw,size={lim.disk_mb}m,mode=1777",
+                "--volume", f"{work}:{WORK}:rw", "--volume", f"{fifo}:{TIMING}:rw", "--workdir", WORK,
+                *(a for k, v in sorted(env.items()) for a in ("--env", f"{k}={v}")),
+                image, *_inner(spec)]
+
+
+class ContainerRunner:
+    def __init__(self, engine: str) -> None:
+        self.name = engine
+        self.engine = Engine(engine)
+
+    def available(self) -> tuple[bool, str]:
+        if shutil.which(self.name) is None:
+            return False, f"{self.name} is not installed"
+        return True, self.name
+
+    def run(self, spec: RunSpec, dest: Path) -> RunResult:
+        ok, why = self.available()
+        if not ok:
+            raise CasekitError(f"the {self.name} runner is unavailable here: {why}", valid="local")
+        if not spec.image:
+            raise CasekitError("this run names no container image (the track's environment has none)")
+        with tempfile.TemporaryDirectory(prefix="casekit-container-") as tmp:
+            work, fifo = Path(tmp) / "work", Path(tmp) / "timing"
+            work.mkdir()
+            os.mkfifo(fifo, 0o666)
+            for name, data in spec.inputs.items():
+                if "/" in name or name.startswith("."):
+                    raise CasekitError(f"input file name {name!r} is not a plain file name")
+                (work / name).write_bytes(data)
+            (work / ".home").mkdir()
+            for p in (work, work / ".home"):
+                p.chmod(0o777)
+            return self._run(spec, dest, work, fifo)
+
+    def _run(self, spec: RunSpec, dest: Path, work: Path, fifo: Path) -> RunResult:
+        reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+        t0 = time.monotonic()
+        proc = subprocess.Popen(self.engine.command(spec, spec.image, work, fifo), stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        sel = selectors.DefaultSelector()
+        sel.register(reader, selectors.EVENT_READ)
+        started = None
+        deadline = t0 + spec.limits.timeout_sec
+        timed_out = False
+        while proc.poll() is None:
+            if time.monotonic() > deadline:
+                timed_out = True
+                proc.kill()
+                break
+            for _ in sel.select(timeout=0.2):
+                if os.read(reader, 64) and started is None:
+                    started = time.monotonic()
+        out, err = proc.communicate()
+        ended = time.monotonic()
+        os.close(reader)
+        dest.mkdir(parents=True, exist_ok=True)
+        for f in work.iterdir():
+            if f.is_file() and not f.is_symlink():
+                shutil.copy2(f, dest / f.name)
+        solve = ended - started if started is not None and not timed_out else None
+        return RunResult(None if timed_out else proc.returncode, timed_out, solve, ended - t0,
+                         out.decode("utf-8", "replace")[-65536:], err.decode("utf-8", "replace")[-65536:],
+                         dest, self.name, [])
+
+
+for _engine in ("docker", "podman", "apptainer"):
+    RUNNERS.register(_engine, ContainerRunner(_engine))
