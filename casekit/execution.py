@@ -15,6 +15,7 @@ from typing import Any
 
 from casekit.runner.base import RUNNERS, RunResult
 from casekit.runner.limits import Limits
+from casekit.scoring.artifacts import ArtifactError
 from casekit.tracks.base import Track
 
 #: kept of stderr in verdicts and reports
@@ -62,7 +63,7 @@ def execute(track: Track, files: dict[str, bytes], case_spec: dict[str, Any], ar
     with tempfile.TemporaryDirectory(prefix="casekit-exec-") as tmp:
         work = Path(tmp)
         try:
-            prepared = track.prepare(files, work)
+            prepared = track.prepare(files, work, runner=runner, hide=hide)
         except PrepareError as exc:
             ex.failure = (exc.category, exc.message)
             return ex
@@ -79,7 +80,10 @@ def execute(track: Track, files: dict[str, bytes], case_spec: dict[str, Any], ar
             elif result.exit_code != 0:
                 ex.failure = ("crash", _crash_message(result))
             else:
-                track.adapt_output(dest, case_spec)
+                try:
+                    track.adapt_output(dest, case_spec)
+                except ArtifactError as exc:
+                    ex.failure = (exc.category, exc.message)
             _keep(dest, artifacts)
             if ex.failure:
                 break

@@ -39,7 +39,7 @@ from casekit.tracks import TRACKS
 from casekit.tracks.base import Track
 from casekit.validate import check_source
 
-STAGES = ("derive", "validate", "mesh", "reference", "calibration", "trial", "record")
+STAGES = ("derive", "validate", "mesh", "reference", "calibration", "trial", "agreement", "record")
 
 
 @dataclass
@@ -67,6 +67,8 @@ class CaseOutcome:
     stage_seconds: dict[str, float] = field(default_factory=dict)
     #: seconds inside the FEM solves (the calibration and reference runs' timed solves)
     solve_seconds: float = 0.0
+    #: other track -> its calibration's relative L2 distance from this track's, and the bound
+    agreement: dict[str, dict[str, float]] = field(default_factory=dict)
 
     @property
     def fully_cached(self) -> bool:
@@ -167,6 +169,8 @@ class CaseBuild:
             raise Rejected("rejected", f"calibration out of its sanity range: {exc}") from None
         with self._stage("trial"):
             trial = self._trial(ref, tau["tau_acc"])
+        with self._stage("agreement"):
+            self._agreement(cal["arrays"], tau["tau_acc"])
         with self._stage("record"):
             self._record(ref, cal, e_base, tau, refinement, ref_config, mesh_info, trial)
 
@@ -212,7 +216,7 @@ class CaseBuild:
         return l2, l1, {"method": "numerical", "levels": levels, "track": self.opts.track, "libraries": self.versions}
 
     def _solve(self, settings: dict[str, Any], artifacts: Path, repeats: int) -> tuple[dict[str, np.ndarray], Any]:
-        files = self.track.calibration_files(settings)
+        files = self.track.calibration_files(settings, self.spec)
         cache_dir = self.opts.build_dir.resolve() / "jit" / self.opts.track
         ex = execute(self.track, files, self.spec, artifacts, repeats=repeats, limits=self.opts.limits,
                      cache_dir=cache_dir, hide=self.hide, runner=self.opts.runner)
@@ -321,6 +325,29 @@ class CaseBuild:
         atomic_write_text(out_dir / "record.json", dumps(record.to_dict(), indent=2))
         write_json(out_dir / "trial.json", trial)
 
+    def _agreement(self, arrays: dict[str, np.ndarray], tau_acc: float) -> None:
+        """Cross-track agreement: against every other track of the case already built in this
+        build dir from the same case source, the two calibration solutions must agree on the grid
+        within the larger of the
+        two accuracy thresholds (relative L2 over the in-domain points)."""
+        for other in self.source.tracks:
+            other_dir = self.opts.build_dir / other / self.source.id
+            if other == self.opts.track or not (other_dir / "record.json").is_file():
+                continue
+            record = read_json(other_dir / "record.json")
+            if record.get("evaluation_metadata", {}).get("source_hash") != self.source_key:
+                continue  # built from another version of the case: not comparable
+            other_tau = float(record["evaluation_metadata"]["thresholds"]["tau_acc"])
+            other_arrays = references.load(other_dir / "calibration.npz")
+            distance = metrics.rel_l2(arrays, other_arrays, self.mask)
+            bound = max(tau_acc, other_tau)
+            self.outcome.agreement[other] = {"distance": distance, "bound": bound}
+            if not distance <= bound:
+                raise Rejected("failed", f"cross-track disagreement: the {self.opts.track} and {other} calibration "
+                               f"solutions differ by {distance:.3e} (relative L2), more than the larger accuracy "
+                               f"threshold {bound:.3e} ({self.opts.track} tau_acc={tau_acc:.3e}, {other} "
+                               f"tau_acc={other_tau:.3e})")
+
     # -- helpers -------------------------------------------------------------------------
     def case_dir(self) -> Path:
         return self.opts.build_dir / self.opts.track / self.outcome.case_id
@@ -332,7 +359,8 @@ class CaseBuild:
     def _write_status(self) -> None:
         o = self.outcome
         status = {"case_id": o.case_id, "source": str(o.path), "status": o.status, "reason": o.reason,
-                  "e_base": o.e_base, "t_base": o.t_base, "cached": o.cached, "stage_seconds": o.stage_seconds}
+                  "e_base": o.e_base, "t_base": o.t_base, "cached": o.cached, "stage_seconds": o.stage_seconds,
+                  "agreement": o.agreement}
         write_json(self.opts.build_dir / self.opts.track / o.case_id / "status.json", status)
         if o.status != "built":
             record = self.case_dir() / "record.json"

@@ -29,8 +29,8 @@ def write_baselines(store: CaseStore, out: Path, kinds: tuple[str, ...], track: 
     for case_id, record in sorted(store.records.items()):
         for kind in kinds:
             if kind == "calibration":
-                files = t.calibration_files(calibration_settings(record))
-            elif applicable(kind, record["case_spec"]):
+                files = t.calibration_submission(calibration_settings(record), record["case_spec"])
+            elif t.language == "python" and applicable(kind, record["case_spec"]):  # cheaters are Python
                 files = cheater(kind)
             else:
                 continue

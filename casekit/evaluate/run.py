@@ -22,7 +22,7 @@ from casekit.jsonio import write_jsonl
 from casekit.runner.limits import Limits
 from casekit.tracks import TRACKS
 
-SOURCE_FILES = {"python": ("solver.py",), "cpp": ("solver.cpp", "CMakeLists.txt")}
+SOURCE_FILES = {"python": ("solver.py",), "cpp": ("solver.cpp",)}
 MAX_SUBMISSION_BYTES = 2 * 1024 * 1024
 
 

@@ -57,20 +57,29 @@ class Track(ABC):
         """Library versions (part of every cache key and recorded with results)."""
 
     @abstractmethod
-    def calibration_files(self, settings: dict[str, Any]) -> dict[str, bytes]:
-        """A submission (file name -> content) that runs casekit's solver with ``settings``."""
+    def calibration_files(self, settings: dict[str, Any], case_spec: dict[str, Any]) -> dict[str, bytes]:
+        """A submission (file name -> content) that runs casekit's solver with ``settings`` on
+        ``case_spec`` (a compiled track pre-translates the case for its program)."""
+
+    def calibration_submission(self, settings: dict[str, Any], case_spec: dict[str, Any]) -> dict[str, bytes]:
+        """The calibration as the files of an ordinary submission (what ``casekit baselines``
+        writes; the evaluator runs it like an agent's).  Default: :meth:`calibration_files`."""
+        return self.calibration_files(settings, case_spec)
 
     @abstractmethod
     def run_spec(self, files: dict[str, bytes], case_spec: dict[str, Any], limits: Limits,
                  cache_dir: Path | None, hide: tuple[Path, ...]) -> RunSpec:
         """How one run of a (prepared) submission executes."""
 
-    def prepare(self, files: dict[str, bytes], work: Path) -> dict[str, bytes]:
-        """Turn submitted files into runnable ones (compile a C++ program); Python: as is."""
+    def prepare(self, files: dict[str, bytes], work: Path, *, runner: str = "local",
+                hide: tuple[Path, ...] = ()) -> dict[str, bytes]:
+        """Turn submitted files into runnable ones (compile a C++ program, isolated by ``runner``
+        with ``hide`` hidden); Python: as is.  Raises ``PrepareError``."""
         return files
 
     def adapt_output(self, out_dir: Path, case_spec: dict[str, Any]) -> None:
-        """Convert native outputs in ``out_dir`` to the canonical artifacts (Python: nothing)."""
+        """Convert native outputs in ``out_dir`` to the canonical artifacts (Python: nothing).
+        Raises ``ArtifactError`` for native outputs that cannot be converted."""
 
 
 def _package_paths() -> tuple[Path, ...]:
@@ -125,7 +134,7 @@ class PythonTrack(Track):
             return False, f"cannot import the track's libraries: {r.stderr.strip().splitlines()[-1:]}"
         return True, "ok"
 
-    def calibration_files(self, settings: dict[str, Any]) -> dict[str, bytes]:
+    def calibration_files(self, settings: dict[str, Any], case_spec: dict[str, Any]) -> dict[str, bytes]:
         source = (
             f'"""casekit calibration solver ({self.name}); the settings are private."""\n\n'
             f"from {self.solver_module} import solve as _solve\n\n"
@@ -151,7 +160,14 @@ class PythonTrack(Track):
         env = {"PATH": f"{self.python().parent}:/usr/bin:/bin", **THREAD_ENV, **self.extra_env,
                "CASEKIT_PRELOAD": ",".join(self.preload)}
         return RunSpec([str(self.python()), "harness.py"], inputs, env, limits, cache_dir, "harness", hide,
-                       self.needs())
+                       self.needs(), image(self.name))
+
+
+def image(track: str) -> str:
+    """The container image of a track's environment ("" when it has none)."""
+    from casekit.envs import ENVIRONMENTS
+
+    return ENVIRONMENTS.get(track).image if track in ENVIRONMENTS else ""
 
 
 TRACKS: Registry[Track] = Registry("track", plugins="casekit.tracks.library")

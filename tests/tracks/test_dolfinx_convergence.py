@@ -9,13 +9,13 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from casekit import leak
 from casekit.authoring.builder import build_source
 from casekit.derive import derive
 from casekit.model.source import CaseSource
+
+from .measure import measured_error
 
 pytestmark = pytest.mark.dolfinx
 
@@ -50,15 +50,8 @@ def grid_error(src: dict, settings: dict, workdir: Path) -> float:
     from casekit.solvers.dolfinx import solve
 
     d = derive(CaseSource.from_dict(src))
-    spec = d.case_spec()
-    solve(spec, settings)
-    sol = np.load(workdir / "solution.npz")
-    pts = d.grid.points()
-    inside = d.domain.inside(pts)
-    ref = leak.output_values(leak.evaluate(d.solution[d.output.of], pts[inside], d.t_out, d.dim), d.output.kind)
-    comps = spec["output"].get("components")
-    got = np.column_stack([sol[c].ravel()[inside] for c in comps]) if comps else sol["u"].ravel()[inside]
-    return leak.relative_gap(got, ref)
+    solve(d.case_spec(), settings)
+    return measured_error(d, workdir / "solution.npz")
 
 
 @pytest.mark.parametrize(("family", "domain", "levels", "degree", "cells", "order"), CASES,

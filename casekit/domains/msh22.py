@@ -1,0 +1,53 @@
+"""A mesh as gmsh 2.2 ASCII text for programs that read meshes themselves (deal.II's
+``GridIn::read_msh``): straight-sided cells (corner nodes), every boundary facet carrying the
+physical id its tag is given, cells with physical id 0."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+
+from casekit.domains.meshing import MeshData
+
+#: gmsh element type numbers of the corner-node elements
+_TYPES = {"line": 1, "triangle": 2, "quad": 3, "tetra": 4, "hexahedron": 5}
+
+
+def _base(kind: str) -> str:
+    return kind.rstrip("0123456789")
+
+
+def to_msh22(mesh: MeshData, boundary_ids: dict[str, int]) -> str:
+    """``boundary_ids``: tag name -> physical id (positive) for every boundary tag of the mesh."""
+    missing = sorted(set(mesh.facets) - set(boundary_ids))
+    if missing:
+        raise ValueError(f"no boundary id for the tags {missing}")
+    cell_kind, facet_kind = _base(mesh.cell_type), _base(mesh.facet_type)
+    cells = mesh.corner_cells()
+    # only the nodes of cells (gmsh also meshes construction points such as arc centres), 1-based
+    used = np.unique(cells)
+    number = np.zeros(len(mesh.points), dtype=np.int64)
+    number[used] = np.arange(1, len(used) + 1)
+    out = io.StringIO()
+    out.write("$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n")
+    out.write(f"{len(used)}\n")
+    pts = mesh.points[used]
+    for i, p in enumerate(pts.tolist(), start=1):
+        z = p[2] if mesh.dim == 3 else 0.0
+        out.write(f"{i} {p[0]!r} {p[1]!r} {z!r}\n")
+    out.write("$EndNodes\n$Elements\n")
+    n_facets = sum(len(f) for f in mesh.facets.values())
+    out.write(f"{n_facets + len(cells)}\n")
+    eid = 0
+    for tag in sorted(mesh.facets, key=lambda t: boundary_ids[t]):
+        pid = boundary_ids[tag]
+        for facet in mesh.corner_facets(tag):
+            eid += 1
+            nodes = " ".join(str(int(number[n])) for n in facet)
+            out.write(f"{eid} {_TYPES[facet_kind]} 2 {pid} {pid} {nodes}\n")
+    for cell in cells:
+        eid += 1
+        out.write(f"{eid} {_TYPES[cell_kind]} 2 0 1 " + " ".join(str(int(number[n])) for n in cell) + "\n")
+    out.write("$EndElements\n")
+    return out.getvalue()

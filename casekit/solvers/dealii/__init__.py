@@ -1,0 +1,233 @@
+"""deal.II calibration solvers: a C++ program (``*.cc`` here) and the inputs casekit writes for it.
+
+The program is compiled once per (source, deal.II version) into casekit's cache and reused by
+every calibration and reference solve.  Each run gets ``case_spec.json`` (the agent view),
+``settings.json`` (private settings, every expression pre-printed for muParser, boundary ids)
+and the mesh of the case's domain from the domain registry (:func:`mesh_text`), so deal.II
+solves on exactly the geometry and tags every other track uses.
+
+Families are registered in :data:`FORMS`: each maps a case_spec to the program's ``solver`` and
+its coefficients (one module-level function per family, no if-chains).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import sympy as sp
+
+from casekit.domains import resolve
+from casekit.domains.meshing import MeshOptions, generate
+from casekit.domains.msh22 import to_msh22
+from casekit.errors import CasekitError
+from casekit.expr import T, as_expr, exact, param_symbol, to_muparser
+from casekit.registry import Registry
+from casekit.solvers.settings import SolveSettings
+
+SOURCE_DIR = Path(__file__).resolve().parent
+SOURCES = ("CMakeLists.txt", "common.h", "common.cc", "main.cc", "scalar.cc", "elasticity.cc")
+PROGRAM = "casekit_dealii"
+#: the mesh file name a run finds in its working directory
+MESH = "mesh.msh"
+#: FE_SimplexP in deal.II 9.4 exists for degrees 1 and 2
+MAX_SIMPLEX_DEGREE = 2
+
+
+def source_hash(extra: str = "") -> str:
+    h = hashlib.sha256(extra.encode())
+    for name in SOURCES:
+        h.update(name.encode() + b"\0" + (SOURCE_DIR / name).read_bytes())
+    return h.hexdigest()[:16]
+
+
+def cache_root() -> Path:
+    return Path(os.environ.get("CASEKIT_DEALII_CACHE", str(Path.home() / ".cache" / "casekit" / "dealii")))
+
+
+def program(version: str) -> Path:
+    """The compiled calibration program for this deal.II ``version`` (built on first use, under a
+    lock so parallel builds compile it once)."""
+    target = cache_root() / source_hash(version) / PROGRAM
+    if target.exists():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(target.parent / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if target.exists():
+            return target
+        with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
+            src, build = Path(tmp) / "src", Path(tmp) / "build"
+            src.mkdir()
+            for name in SOURCES:
+                shutil.copy2(SOURCE_DIR / name, src / name)
+            log = target.parent / "build.log"
+            with open(log, "w") as fh:
+                for cmd in (["cmake", "-S", str(src), "-B", str(build), "-DCMAKE_BUILD_TYPE=Release"],
+                            ["cmake", "--build", str(build), "-j", str(max(1, min(2, os.cpu_count() or 1)))]):
+                    r = subprocess.run(cmd, stdout=fh, stderr=subprocess.STDOUT)
+                    if r.returncode != 0:
+                        raise CasekitError(f"building casekit's deal.II program failed ({' '.join(cmd[:2])})",
+                                           file=str(log), valid="a working deal.II 9.4 (casekit env install dealii)")
+            os.replace(build / PROGRAM, target)
+    return target
+
+
+def single_source(settings: dict[str, Any], mesh: str) -> str:
+    """casekit's program as one ``solver.cpp`` with the private settings and the mesh embedded:
+    the calibration as a submission any deal.II harness compiles and runs like an agent's."""
+    delimiter = "casekit_embedded"
+    for text in (mesh, json.dumps(settings)):
+        if f"){delimiter}\"" in text:
+            raise CasekitError("the embedded data contain the raw-string delimiter")
+    parts = [
+        "// casekit's deal.II calibration program as one file (generated; the settings are private)",
+        f"#define CASEKIT_EMBEDDED_SETTINGS R\"{delimiter}({json.dumps(settings, sort_keys=True)}){delimiter}\"",
+        f"#define CASEKIT_EMBEDDED_MESH R\"{delimiter}({mesh}){delimiter}\"",
+    ]
+    for name in ("common.h", "common.cc", "scalar.cc", "elasticity.cc", "main.cc"):
+        text = (SOURCE_DIR / name).read_text()
+        text = text.replace("#pragma once\n", "").replace('#include "common.h"\n', "")
+        parts.append(f"// ---- {name}\n{text}")
+    return "\n".join(parts)
+
+
+# -- inputs ---------------------------------------------------------------------------------
+
+
+def _dim(case_spec: dict[str, Any]) -> int:
+    return int(case_spec["domain"]["dim"])
+
+
+def _sym(value: Any, params: tuple[str, ...] = ()) -> sp.Expr:
+    return exact(as_expr(value, variables=("x", "y", "z", "t"), params=params))
+
+
+def mu(value: Any) -> str:
+    """A case_spec number or expression as muParser text."""
+    return to_muparser(_sym(value))
+
+
+def mu_list(value: Any) -> list[str]:
+    return [mu(v) for v in value] if isinstance(value, list) else [mu(value)]
+
+
+def boundary_ids(case_spec: dict[str, Any]) -> dict[str, int]:
+    """Boundary id of each tag: its 1-based position in ``domain.boundary_tags``."""
+    return {tag: i for i, tag in enumerate(case_spec["domain"]["boundary_tags"], start=1)}
+
+
+def circles(case_spec: dict[str, Any]) -> list[dict[str, Any]]:
+    """The circles the domain's boundary arcs lie on (the program attaches a polar manifold to
+    boundary faces on them, so a second-order mapping follows the exact curve)."""
+    from casekit.domains.geometry import Arc, Region
+
+    dom = case_spec["domain"]
+    geometry = resolve(dom["type"], dom["geometry_params"]).geometry
+    if not isinstance(geometry, Region):
+        return []
+    seen: dict[tuple[float, float, float], None] = {}
+    for loop in (geometry.outer, *geometry.holes):
+        for piece in loop.pieces:
+            if isinstance(piece.segment, Arc):
+                a = piece.segment
+                seen[(float(a.center[0]), float(a.center[1]), float(a.radius))] = None
+    return [{"center": [cx, cy], "radius": r} for cx, cy, r in seen]
+
+
+def mesh_text(case_spec: dict[str, Any], cells_across: int, cell: str = "simplex") -> str:
+    dom = case_spec["domain"]
+    domain = resolve(dom["type"], dom["geometry_params"])
+    mesh = generate(domain, MeshOptions(cells_across=cells_across, order=1, cell=cell))
+    return to_msh22(mesh, boundary_ids(case_spec))
+
+
+Form = Callable[[dict[str, Any]], dict[str, Any]]
+FORMS: Registry[Form] = Registry("deal.II family form")
+
+
+def _scalar(*, kappa: Any = 1, beta: Any = None, c: Any = 0, reaction: Any = None, f: Any, dim: int,
+            convective: bool = False, supg: bool = False) -> dict[str, Any]:
+    out: dict[str, Any] = {"kappa": mu(kappa), "c": mu(c), "f": mu(f), "convective": convective, "supg": supg,
+                           "beta": mu_list(beta) if beta is not None else ["0"] * dim}
+    if reaction is not None:
+        r = _sym(reaction, ("u",))
+        if T in r.free_symbols:
+            raise CasekitError("the deal.II solver needs a reaction term without t", pointer="/pde/params/reaction")
+        u = param_symbol("u")
+        # the program evaluates R with u in place of time (see parsed_in_u in common.h)
+        out["reaction"] = to_muparser(r)
+        out["dreaction"] = to_muparser(sp.diff(r, u))
+    return out
+
+
+def _params(spec: dict[str, Any]) -> dict[str, Any]:
+    return spec["pde"].get("params", {})
+
+
+FORMS.register("poisson", lambda s: {"solver": "scalar", "scalar": _scalar(
+    kappa=_params(s).get("kappa", 1), f=s["pde"]["forcing"]["f"], dim=_dim(s))})
+FORMS.register("heat", lambda s: {"solver": "scalar", "scalar": _scalar(
+    kappa=_params(s).get("kappa", 1), f=s["pde"]["forcing"]["f"], dim=_dim(s))})
+FORMS.register("helmholtz", lambda s: {"solver": "scalar", "scalar": _scalar(
+    c=f"-({_params(s)['k']})**2", f=s["pde"]["forcing"]["f"], dim=_dim(s))})
+FORMS.register("reaction_diffusion", lambda s: {"solver": "scalar", "scalar": _scalar(
+    kappa=_params(s)["epsilon"], reaction=_params(s)["reaction"], f=s["pde"]["forcing"]["f"], dim=_dim(s))})
+FORMS.register("linear_elasticity", lambda s: {"solver": "elasticity", "elasticity": {
+    "E": float(_params(s)["E"]), "nu": float(_params(s)["nu"]), "f": mu_list(s["pde"]["forcing"]["f"])}})
+
+
+def _convection_diffusion(s: dict[str, Any], settings: SolveSettings) -> dict[str, Any]:
+    p = _params(s)
+    return {"solver": "scalar", "scalar": _scalar(kappa=p["epsilon"], beta=p["beta"], f=s["pde"]["forcing"]["f"],
+                                                  dim=_dim(s), convective=True,
+                                                  supg=settings.stabilization == "supg")}
+
+
+#: families whose form also depends on the solve settings
+SETTINGS_FORMS = {"convection_diffusion": _convection_diffusion}
+
+
+def families() -> tuple[str, ...]:
+    return tuple(sorted({*(name for name, _ in FORMS.items()), *SETTINGS_FORMS}))
+
+
+def settings_json(case_spec: dict[str, Any], settings: dict[str, Any], mesh: str = MESH) -> dict[str, Any]:
+    """The private settings file of one calibration solve."""
+    family = case_spec["pde"]["type"]
+    st = SolveSettings.from_dict(settings)
+    if st.cell == "simplex" and st.degree > MAX_SIMPLEX_DEGREE:
+        raise CasekitError(f"deal.II 9.4 has simplex Lagrange elements of degree 1 and 2 only; the calibration "
+                           f"asks for degree {st.degree}", pointer="/calibration/degree",
+                           valid=f"degree <= {MAX_SIMPLEX_DEGREE}, or cell: quad")
+    if family in SETTINGS_FORMS:
+        form = SETTINGS_FORMS[family](case_spec, st)
+    else:
+        form = FORMS.get(family)(case_spec)
+    ids = boundary_ids(case_spec)
+    bc = []
+    for kind in ("dirichlet", "neumann", "robin"):
+        for e in case_spec["bc"].get(kind, []):
+            bc.append({"kind": kind, "id": ids[e["tag"]], "value": mu_list(e["value"]),
+                       "alpha": float(e.get("alpha", 0.0))})
+    periodic = []
+    for pair in case_spec["bc"].get("periodic", []):
+        periodic.append({"source": ids[pair["tags"][0]], "target": ids[pair["tags"][1]],
+                         "translation": [float(c) for c in pair["translation"]]})
+    time = case_spec["pde"].get("time")
+    out: dict[str, Any] = {**form, "mesh": mesh, "degree": st.degree, "simplex": st.cell == "simplex",
+                           "geometry_order": st.geometry, "circles": circles(case_spec),
+                           "transient": time is not None, "scheme": st.scheme, "newton_rtol": st.newton_rtol,
+                           "newton_max": st.max_newton_iterations, "bc": bc, "periodic": periodic}
+    if time is not None:
+        out["steps"] = st.steps(float(time["t0"]), float(time["t_end"]))[0]
+        out["ic"] = mu(case_spec["ic"]["u"])
+    return out

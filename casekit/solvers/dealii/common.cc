@@ -1,0 +1,473 @@
+#include "common.h"
+
+#include <deal.II/base/exceptions.h>
+#include <deal.II/base/timer.h>
+#include <deal.II/dofs/dof_tools.h>
+#include <deal.II/fe/fe_values.h>
+#include <deal.II/grid/grid_in.h>
+#include <deal.II/grid/grid_tools.h>
+#include <deal.II/grid/grid_tools_cache.h>
+#include <deal.II/grid/manifold_lib.h>
+#include <deal.II/fe/mapping_fe_field.h>
+#include <deal.II/numerics/vector_tools.h>
+
+#include <boost/property_tree/json_parser.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace casekit
+{
+  double now()
+  {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  }
+
+  static std::vector<std::string> strings(const Tree &node)
+  {
+    std::vector<std::string> out;
+    if (node.empty())
+      out.push_back(node.get_value<std::string>());
+    else
+      for (const auto &child : node)
+        out.push_back(child.second.get_value<std::string>());
+    return out;
+  }
+
+  std::vector<std::string> Inputs::expressions(const std::string &key) const
+  {
+    return strings(settings.get_child("expressions." + key));
+  }
+
+  double Inputs::number(const std::string &key) const
+  {
+    return settings.get<double>("numbers." + key);
+  }
+
+  bool Inputs::has(const std::string &key) const
+  {
+    return settings.get_child_optional("expressions." + key).has_value();
+  }
+
+  Inputs read_inputs()
+  {
+    Inputs in;
+    boost::property_tree::read_json("case_spec.json", in.spec);
+#ifdef CASEKIT_EMBEDDED_SETTINGS
+    std::istringstream embedded(CASEKIT_EMBEDDED_SETTINGS);
+    boost::property_tree::read_json(embedded, in.settings);
+#else
+    boost::property_tree::read_json("settings.json", in.settings);
+#endif
+    const Tree &s = in.settings;
+    in.family = in.spec.get<std::string>("pde.type");
+    in.dim = in.spec.get<unsigned int>("domain.dim");
+    in.degree = s.get<unsigned int>("degree");
+    in.simplex = s.get<bool>("simplex");
+    in.transient = s.get<bool>("transient");
+    in.scheme = s.get<std::string>("scheme", "crank_nicolson");
+    in.newton_rtol = s.get<double>("newton_rtol", 1e-10);
+    in.newton_max = s.get<unsigned int>("newton_max", 30);
+    if (in.transient)
+      {
+        in.t0 = in.spec.get<double>("pde.time.t0");
+        in.t_end = in.spec.get<double>("pde.time.t_end");
+        in.steps = s.get<unsigned int>("steps");
+        in.dt = (in.t_end - in.t0) / in.steps;
+      }
+    for (const auto &b : s.get_child("bc"))
+      {
+        BoundaryEntry e;
+        e.kind = b.second.get<std::string>("kind");
+        e.id = b.second.get<types::boundary_id>("id");
+        e.value = strings(b.second.get_child("value"));
+        e.laplacian = b.second.get<std::string>("laplacian", "");
+        e.alpha = b.second.get<double>("alpha", 0.0);
+        in.bcs.push_back(e);
+      }
+    if (auto p = s.get_child_optional("periodic"))
+      for (const auto &pair : *p)
+        {
+          Inputs::Periodic v;
+          v.source = pair.second.get<types::boundary_id>("source");
+          v.target = pair.second.get<types::boundary_id>("target");
+          for (const auto &x : pair.second.get_child("translation"))
+            v.translation.push_back(x.second.get_value<double>());
+          in.periodic.push_back(v);
+        }
+    return in;
+  }
+
+  template <int dim>
+  Discretization<dim>::Discretization(const Inputs &in) : simplex(in.simplex)
+  {
+    GridIn<dim> grid_in;
+    grid_in.attach_triangulation(tria);
+#ifdef CASEKIT_EMBEDDED_MESH
+    std::istringstream file(CASEKIT_EMBEDDED_MESH);
+#else
+    std::ifstream file(in.settings.get<std::string>("mesh"));
+    AssertThrow(file, ExcMessage("cannot open the mesh file " + in.settings.get<std::string>("mesh")));
+#endif
+    grid_in.read_msh(file);
+    // boundary faces on a circle of the domain get a polar manifold (id k+1 for circle k), so a
+    // second-order mapping puts their midpoints on the exact curve; the rest stays flat
+    unsigned int curved = 0;
+    if (dim == 2)
+      if (auto circles = in.settings.get_child_optional("circles"))
+        {
+          unsigned int k = 0;
+          for (const auto &c : *circles)
+            {
+              Point<dim> center;
+              unsigned int d = 0;
+              for (const auto &x : c.second.get_child("center"))
+                center[d++] = x.second.get_value<double>();
+              const double r = c.second.get<double>("radius"), tol = 1e-6 * r;
+              const types::manifold_id id = ++k;
+              for (const auto &cell : tria.active_cell_iterators())
+                for (const auto f : cell->face_indices())
+                  if (cell->face(f)->at_boundary())
+                    {
+                      bool on = true;
+                      for (const auto v : cell->face(f)->vertex_indices())
+                        on = on && std::abs(cell->face(f)->vertex(v).distance(center) - r) < tol;
+                      if (on)
+                        {
+                          cell->face(f)->set_manifold_id(id);
+                          ++curved;
+                        }
+                    }
+              tria.set_manifold(id, PolarManifold<dim>(center));
+            }
+        }
+    // QGaussSimplex is implemented up to 4 points per direction (exact to degree 7)
+    const unsigned int q = in.simplex ? std::min(in.degree + 2, 4u) : in.degree + 2;
+    const unsigned int order = (curved > 0) ? in.settings.get<unsigned int>("geometry_order", 1) : 1;
+    if (simplex && order > 1)
+      {
+        // MappingFE ignores manifolds in 9.4: build the P2 position field by hand, with the
+        // mid-edge nodes of curved boundary faces projected onto their circle
+        const MappingFE<dim> linear(FE_SimplexP<dim>(1));
+        geometry_fe = std::make_unique<FESystem<dim>>(FE_SimplexP<dim>(2), dim);
+        geometry_dofs = std::make_unique<DoFHandler<dim>>(tria);
+        geometry_dofs->distribute_dofs(*geometry_fe);
+        std::map<types::global_dof_index, Point<dim>> support;
+        DoFTools::map_dofs_to_support_points(linear, *geometry_dofs, support);
+        positions.reinit(geometry_dofs->n_dofs());
+        std::vector<unsigned int>            component(geometry_dofs->n_dofs());
+        std::vector<types::global_dof_index> dofs(geometry_fe->n_dofs_per_cell());
+        for (const auto &cell : geometry_dofs->active_cell_iterators())
+          {
+            cell->get_dof_indices(dofs);
+            for (unsigned int i = 0; i < dofs.size(); ++i)
+              {
+                component[dofs[i]] = geometry_fe->system_to_component_index(i).first;
+                positions[dofs[i]] = support[dofs[i]][component[dofs[i]]];
+              }
+          }
+        for (const auto &cell : geometry_dofs->active_cell_iterators())
+          {
+            for (const auto f : cell->face_indices())
+              {
+                const auto face = cell->face(f);
+                if (!face->at_boundary() || face->manifold_id() == numbers::flat_manifold_id)
+                  continue;
+                const auto *polar = dynamic_cast<const PolarManifold<dim> *>(&tria.get_manifold(face->manifold_id()));
+                if (polar == nullptr)
+                  continue;
+                std::vector<types::global_dof_index> face_dofs(geometry_fe->n_dofs_per_face(f));
+                face->get_dof_indices(face_dofs);
+                for (const auto dof : face_dofs)
+                  {
+                    const Point<dim> p = support[dof];
+                    Tensor<1, dim> radial = p - polar->center;
+                    const double r = face->vertex(0).distance(polar->center);
+                    const Point<dim> on = polar->center + r * radial / radial.norm();
+                    positions[dof] = on[component[dof]];
+                  }
+              }
+          }
+        mapping = std::make_unique<MappingFEField<dim, dim, Vector<double>>>(*geometry_dofs, positions);
+        quadrature = std::make_unique<QGaussSimplex<dim>>(q);
+        face_quadrature = std::make_unique<QGaussSimplex<dim - 1>>(q);
+      }
+    else if (simplex)
+      {
+        mapping = std::make_unique<MappingFE<dim>>(FE_SimplexP<dim>(1));
+        quadrature = std::make_unique<QGaussSimplex<dim>>(q);
+        face_quadrature = std::make_unique<QGaussSimplex<dim - 1>>(q);
+      }
+    else
+      {
+        mapping = std::make_unique<MappingQ<dim>>(order);
+        quadrature = std::make_unique<QGauss<dim>>(q);
+        face_quadrature = std::make_unique<QGauss<dim - 1>>(q);
+      }
+  }
+
+  template <int dim>
+  std::unique_ptr<FiniteElement<dim>> Discretization<dim>::scalar_fe(unsigned int degree) const
+  {
+    if (simplex)
+      {
+        AssertThrow(degree >= 1 && degree <= 2, ExcMessage("deal.II 9.4 has simplex Lagrange elements of degree 1 "
+                                                           "and 2 only"));
+        return std::make_unique<FE_SimplexP<dim>>(degree);
+      }
+    return std::make_unique<FE_Q<dim>>(degree);
+  }
+
+  static std::string variables(unsigned int dim, bool with_u)
+  {
+    std::string v = dim == 2 ? "x,y" : "x,y,z";
+    return v + (with_u ? ",u" : ",t");
+  }
+
+  template <int dim>
+  std::unique_ptr<FunctionParser<dim>> parsed(const std::vector<std::string> &exprs, double time)
+  {
+    auto f = std::make_unique<FunctionParser<dim>>(exprs.size());
+    f->initialize(variables(dim, false), exprs, {{"pi", numbers::PI}}, true);
+    f->set_time(time);
+    return f;
+  }
+
+  template <int dim>
+  std::unique_ptr<FunctionParser<dim>> parsed_in_u(const std::string &expr)
+  {
+    auto f = std::make_unique<FunctionParser<dim>>(1);
+    f->initialize(variables(dim, true), std::vector<std::string>{expr}, {{"pi", numbers::PI}}, true);
+    return f;
+  }
+
+  /// Periodicity by support points: every DoF on a target part equals the DoF of the same
+  /// component at (point - translation) on its source part.  (Matching points, not faces: it
+  /// needs no face orientation, which deal.II 9.4 does not get right on simplex meshes.)
+  template <int dim>
+  static void add_periodicity(const Inputs &in, const Mapping<dim> &mapping, const DoFHandler<dim> &dofh,
+                              AffineConstraints<double> &constraints, const ComponentMask &mask)
+  {
+    std::map<types::global_dof_index, Point<dim>> points;
+    DoFTools::map_dofs_to_support_points(mapping, dofh, points);
+    const auto &fe = dofh.get_fe();
+    std::vector<unsigned int> component(dofh.n_dofs());
+    {
+      std::vector<types::global_dof_index> dofs(fe.n_dofs_per_cell());
+      for (const auto &cell : dofh.active_cell_iterators())
+        {
+          cell->get_dof_indices(dofs);
+          for (unsigned int i = 0; i < dofs.size(); ++i)
+            component[dofs[i]] = fe.system_to_component_index(i).first;
+        }
+    }
+    double scale = 0;
+    for (const auto &[dof, p] : points)
+      scale = std::max(scale, p.norm());
+    const double tol = 1e-9 * std::max(scale, 1.0);
+    auto key = [&](const Point<dim> &p, unsigned int c) {
+      std::array<long long, dim + 1> k{};
+      for (unsigned int d = 0; d < dim; ++d)
+        k[d] = std::llround(p[d] / tol / 1000);
+      k[dim] = c;
+      return k;
+    };
+    for (const auto &pair : in.periodic)
+      {
+        const IndexSet source = DoFTools::extract_boundary_dofs(dofh, mask, {pair.source});
+        const IndexSet target = DoFTools::extract_boundary_dofs(dofh, mask, {pair.target});
+        std::map<std::array<long long, dim + 1>, types::global_dof_index> by_point;
+        for (const auto dof : source)
+          by_point[key(points.at(dof), component[dof])] = dof;
+        unsigned int matched = 0;
+        for (const auto dof : target)
+          {
+            Point<dim> p = points.at(dof);
+            for (unsigned int d = 0; d < dim; ++d)
+              p[d] -= pair.translation[d];
+            auto it = by_point.find(key(p, component[dof]));
+            AssertThrow(it != by_point.end(), ExcMessage("periodic boundary " + std::to_string(pair.target) +
+                                                         ": a node has no partner on boundary " +
+                                                         std::to_string(pair.source)));
+            if (it->second == dof || constraints.is_constrained(dof))
+              continue;
+            constraints.add_line(dof);
+            constraints.add_entry(dof, it->second, 1.0);
+            ++matched;
+          }
+        AssertThrow(matched > 0, ExcMessage("no periodic nodes matched"));
+      }
+  }
+
+  template <int dim>
+  void make_constraints(const Inputs &in, const Mapping<dim> &mapping, const DoFHandler<dim> &dofh,
+                        AffineConstraints<double> &constraints, double time, const ComponentMask &mask,
+                        const std::string &key, bool homogeneous)
+  {
+    constraints.clear();
+    DoFTools::make_hanging_node_constraints(dofh, constraints);
+    if (!in.periodic.empty())
+      add_periodicity(in, mapping, dofh, constraints, mask);
+    const unsigned int n = dofh.get_fe().n_components();
+    const unsigned int first = mask.first_selected_component(n);
+    for (const auto &b : in.bcs)
+      {
+        if (b.kind != "dirichlet")
+          continue;
+        std::vector<std::string> exprs(n, "0");
+        if (!homogeneous)
+          {
+            if (key == "laplacian")
+              exprs[first] = "-(" + b.laplacian + ")";
+            else
+              for (unsigned int c = 0; c < b.value.size(); ++c)
+                exprs[first + c] = b.value[c];
+          }
+        auto f = parsed<dim>(exprs, time);
+        VectorTools::interpolate_boundary_values(mapping, dofh, b.id, *f, constraints, mask);
+      }
+    constraints.close();
+  }
+
+  template <int dim>
+  void write_output(const Inputs &in, const Mapping<dim> &mapping, const DoFHandler<dim> &dofh,
+                    const Vector<double> &solution, unsigned int first_component, unsigned int n_components,
+                    double wall_seconds, const std::map<std::string, double> &info)
+  {
+    const Tree &grid = in.spec.get_child("eval_grid");
+    std::vector<double> bbox;
+    for (const auto &v : grid.get_child("bbox"))
+      bbox.push_back(v.second.get_value<double>());
+    const unsigned int nx = grid.get<unsigned int>("nx"), ny = grid.get<unsigned int>("ny"),
+                       nz = dim == 3 ? grid.get<unsigned int>("nz") : 1;
+    auto axis = [&](unsigned int i, unsigned int n, unsigned int k) {
+      return n == 1 ? bbox[2 * i] : bbox[2 * i] + (bbox[2 * i + 1] - bbox[2 * i]) * k / (n - 1.0);
+    };
+    const bool components = in.spec.get_child_optional("output.components").has_value();
+    const unsigned int n_out = components ? n_components : 1;
+    std::vector<std::vector<double>> out(n_out, std::vector<double>(std::size_t(nx) * ny * nz));
+
+    // locate cells with the straight-sided mapping (fast), then map into the located cell with
+    // the case's own (possibly curved) mapping
+    const bool            simplex = dofh.get_fe().reference_cell().is_simplex();
+    std::unique_ptr<Mapping<dim>> locator;
+    if (simplex)
+      locator = std::make_unique<MappingFE<dim>>(FE_SimplexP<dim>(1));
+    else
+      locator = std::make_unique<MappingQ<dim>>(1);
+    GridTools::Cache<dim> cache(dofh.get_triangulation(), *locator);
+    const auto &fe = dofh.get_fe();
+    typename Triangulation<dim>::active_cell_iterator hint;
+    std::size_t idx = 0;
+    for (unsigned int kz = 0; kz < nz; ++kz)
+      for (unsigned int j = 0; j < ny; ++j)
+        for (unsigned int i = 0; i < nx; ++i, ++idx)
+          {
+            Point<dim> p;
+            p[0] = axis(0, nx, i);
+            p[1] = axis(1, ny, j);
+            if (dim == 3)
+              p[2] = axis(2, nz, kz);
+            typename Triangulation<dim>::active_cell_iterator cell = dofh.get_triangulation().end();
+            Point<dim> ref;
+            try
+              {
+                auto found = GridTools::find_active_cell_around_point(cache, p, hint);
+                cell = found.first;
+                ref = found.second;
+                if (cell != dofh.get_triangulation().end() && &mapping != locator.get())
+                  {
+                    try
+                      {
+                        ref = mapping.transform_real_to_unit_cell(cell, p);
+                      }
+                    catch (...)
+                      {
+                      }
+                  }
+              }
+            catch (...)
+              {
+              }
+            if (cell == dofh.get_triangulation().end())
+              {
+                // outside the (straight-sided) mesh: extrapolate from the nearest vertex's cell;
+                // grid points outside the domain are masked by the evaluator anyway
+                const unsigned int v = GridTools::find_closest_vertex(dofh.get_triangulation(), p);
+                const auto adjacent = GridTools::find_cells_adjacent_to_vertex(dofh.get_triangulation(), v);
+                AssertThrow(!adjacent.empty(), ExcMessage("a mesh vertex without cells"));
+                cell = adjacent.front();
+                try
+                  {
+                    ref = mapping.transform_real_to_unit_cell(cell, p);
+                  }
+                catch (...)
+                  {
+                    for (unsigned int d = 0; d < dim; ++d)
+                      ref[d] = fe.reference_cell().is_simplex() ? 1.0 / (dim + 1) : 0.5;
+                  }
+              }
+            else
+              hint = cell;
+            Quadrature<dim> q(std::vector<Point<dim>>{ref});
+            FEValues<dim> fv(mapping, fe, q, update_values);
+            fv.reinit(typename DoFHandler<dim>::active_cell_iterator(&dofh.get_triangulation(), cell->level(),
+                                                                      cell->index(), &dofh));
+            Vector<double> value(fe.n_components());
+            std::vector<Vector<double>> values(1, value);
+            fv.get_function_values(solution, values);
+            if (components)
+              for (unsigned int c = 0; c < n_components; ++c)
+                out[c][idx] = values[0][first_component + c];
+            else
+              {
+                double s = 0;
+                for (unsigned int c = 0; c < n_components; ++c)
+                  s += values[0][first_component + c] * values[0][first_component + c];
+                out[0][idx] = n_components == 1 ? values[0][first_component] : std::sqrt(s);
+              }
+          }
+    std::ofstream bin("solution_grid.bin", std::ios::binary);
+    for (const auto &column : out)
+      bin.write(reinterpret_cast<const char *>(column.data()), column.size() * sizeof(double));
+    // meta.json by hand: property_tree would write every number as a string
+    auto number = [](double v) {
+      std::ostringstream os;
+      os.precision(17);
+      if (std::isfinite(v) && v == std::floor(v) && std::abs(v) < 1e15)
+        os << static_cast<long long>(v);
+      else
+        os << v;
+      return os.str();
+    };
+    std::ofstream meta("meta.json");
+    meta << "{\"status\": \"ok\", \"wall_time_sec\": " << number(wall_seconds) << ", \"solver_info\": {";
+    bool first = true;
+    for (const auto &[k, v] : info)
+      {
+        meta << (first ? "" : ", ") << "\"" << k << "\": " << number(v);
+        first = false;
+      }
+    meta << "}}\n";
+  }
+
+  template struct Discretization<2>;
+  template struct Discretization<3>;
+  template std::unique_ptr<FunctionParser<2>> parsed<2>(const std::vector<std::string> &, double);
+  template std::unique_ptr<FunctionParser<3>> parsed<3>(const std::vector<std::string> &, double);
+  template std::unique_ptr<FunctionParser<2>> parsed_in_u<2>(const std::string &);
+  template std::unique_ptr<FunctionParser<3>> parsed_in_u<3>(const std::string &);
+  template void make_constraints<2>(const Inputs &, const Mapping<2> &, const DoFHandler<2> &,
+                                    AffineConstraints<double> &, double, const ComponentMask &,
+                                    const std::string &, bool);
+  template void make_constraints<3>(const Inputs &, const Mapping<3> &, const DoFHandler<3> &,
+                                    AffineConstraints<double> &, double, const ComponentMask &,
+                                    const std::string &, bool);
+  template void write_output<2>(const Inputs &, const Mapping<2> &, const DoFHandler<2> &, const Vector<double> &,
+                                unsigned int, unsigned int, double, const std::map<std::string, double> &);
+  template void write_output<3>(const Inputs &, const Mapping<3> &, const DoFHandler<3> &, const Vector<double> &,
+                                unsigned int, unsigned int, double, const std::map<std::string, double> &);
+} // namespace casekit

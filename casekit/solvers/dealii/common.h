@@ -1,0 +1,110 @@
+// Shared pieces of casekit's deal.II programs: inputs (case_spec.json, the agent view, and
+// settings.json, the private settings with expressions pre-printed for muParser), the mesh of the
+// case's domain (written by casekit from its domain registry, ASCII gmsh), finite elements on
+// simplices or hypercubes, parsed functions, Dirichlet/periodic constraints and the output on the
+// evaluation grid (solution_grid.bin, row-major float64, plus meta.json).
+#pragma once
+
+#include <deal.II/base/function_parser.h>
+#include <deal.II/base/quadrature_lib.h>
+#include <deal.II/dofs/dof_handler.h>
+#include <deal.II/fe/fe_q.h>
+#include <deal.II/fe/fe_simplex_p.h>
+#include <deal.II/fe/fe_system.h>
+#include <deal.II/fe/mapping_fe.h>
+#include <deal.II/fe/mapping_q.h>
+#include <deal.II/grid/tria.h>
+#include <deal.II/lac/affine_constraints.h>
+#include <deal.II/lac/vector.h>
+
+#include <boost/property_tree/ptree.hpp>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace casekit
+{
+  using namespace dealii;
+  using Tree = boost::property_tree::ptree;
+
+  struct BoundaryEntry
+  {
+    std::string              kind;  // dirichlet | neumann | robin
+    types::boundary_id       id;
+    std::vector<std::string> value; // components (muParser)
+    std::string              laplacian;
+    double                   alpha = 0;
+  };
+
+  struct Inputs
+  {
+    Tree                                   spec;     // case_spec.json
+    Tree                                   settings; // settings.json
+    std::string                            family;
+    unsigned int                           dim;
+    unsigned int                           degree;
+    bool                                   simplex;
+    bool                                   transient;
+    double                                 t0 = 0, t_end = 0, dt = 0;
+    unsigned int                           steps = 0;
+    std::string                            scheme;
+    std::vector<BoundaryEntry>             bcs;
+    struct Periodic
+    {
+      types::boundary_id  source, target;
+      std::vector<double> translation; // target point = source point + translation
+    };
+    std::vector<Periodic>                  periodic;
+    double                                 newton_rtol;
+    unsigned int                           newton_max;
+
+    std::vector<std::string> expressions(const std::string &key) const;
+    double number(const std::string &key) const;
+    bool has(const std::string &key) const;
+  };
+
+  Inputs read_inputs();
+
+  template <int dim>
+  struct Discretization
+  {
+    Triangulation<dim>                  tria;
+    // a curved simplex mesh: the P2 position field of MappingFEField (nodes on the exact curves);
+    // declared before the mapping, which refers to them
+    std::unique_ptr<FiniteElement<dim>> geometry_fe;
+    std::unique_ptr<DoFHandler<dim>>    geometry_dofs;
+    Vector<double>                      positions;
+    std::unique_ptr<Mapping<dim>>       mapping;
+    std::unique_ptr<Quadrature<dim>>    quadrature;
+    std::unique_ptr<Quadrature<dim - 1>> face_quadrature;
+
+    Discretization(const Inputs &in);
+    std::unique_ptr<FiniteElement<dim>> scalar_fe(unsigned int degree) const;
+    bool simplex;
+  };
+
+  template <int dim>
+  std::unique_ptr<FunctionParser<dim>> parsed(const std::vector<std::string> &exprs, double time = 0.0);
+
+  /// R(x, u) (no time dependence) as a parser over (x, y[, z]) whose "time" variable is named u:
+  /// set_time(u) before value(x)
+  template <int dim>
+  std::unique_ptr<FunctionParser<dim>> parsed_in_u(const std::string &expr);
+
+  /// Dirichlet values of the given kind on each tagged part; periodic pairs.
+  template <int dim>
+  void make_constraints(const Inputs &in, const Mapping<dim> &mapping, const DoFHandler<dim> &dofh,
+                        AffineConstraints<double> &constraints, double time, const ComponentMask &mask,
+                        const std::string &key, bool homogeneous);
+
+  /// Write the case's output field on the evaluation grid and meta.json.
+  /// `unknown` selects the components of `solution` that form the output's unknown.
+  template <int dim>
+  void write_output(const Inputs &in, const Mapping<dim> &mapping, const DoFHandler<dim> &dofh,
+                    const Vector<double> &solution, unsigned int first_component, unsigned int n_components,
+                    double wall_seconds, const std::map<std::string, double> &info);
+
+  double now();
+} // namespace casekit

@@ -1,0 +1,325 @@
+// Scalar second-order problems, one weak form for five families:
+//   m du/dt - div(kappa grad u) + beta . grad u + c u + R(u) = f
+// (poisson: kappa; helmholtz: c = -k^2; heat: m = 1; convection_diffusion: kappa = epsilon, beta,
+// optional SUPG; reaction_diffusion: kappa = epsilon, R(u) with dR/du), with Dirichlet data per
+// boundary id, Neumann flux kappa du/dn = g, Robin kappa du/dn + alpha u = g, periodic pairs.
+// Time: backward Euler, Crank-Nicolson or BDF2 (first step Crank-Nicolson).  Every step is a
+// Newton solve on the discrete residual (one step for linear problems), with UMFPACK.
+#include "common.h"
+
+#include <deal.II/dofs/dof_tools.h>
+#include <deal.II/fe/fe_values.h>
+#include <deal.II/lac/dynamic_sparsity_pattern.h>
+#include <deal.II/lac/sparse_direct.h>
+#include <deal.II/lac/sparse_matrix.h>
+#include <deal.II/lac/sparsity_pattern.h>
+#include <deal.II/numerics/vector_tools.h>
+
+#include <cmath>
+#include <iostream>
+
+namespace casekit
+{
+  namespace
+  {
+    template <int dim>
+    class Scalar
+    {
+    public:
+      Scalar(const Inputs &in)
+        : in(in)
+        , disc(in)
+        , dofh(disc.tria)
+      {
+        fe = disc.scalar_fe(in.degree);
+        dofh.distribute_dofs(*fe);
+        const Tree &s = in.settings.get_child("scalar");
+        kappa = parsed<dim>({s.get<std::string>("kappa")});
+        c = parsed<dim>({s.get<std::string>("c")});
+        f = parsed<dim>({s.get<std::string>("f")});
+        std::vector<std::string> b;
+        for (const auto &v : s.get_child("beta"))
+          b.push_back(v.second.get_value<std::string>());
+        beta = parsed<dim>(b);
+        convective = s.get<bool>("convective");
+        const std::string r = s.get<std::string>("reaction", "");
+        nonlinear = !r.empty();
+        if (nonlinear)
+          {
+            reaction = parsed_in_u<dim>(r);
+            dreaction = parsed_in_u<dim>(s.get<std::string>("dreaction"));
+          }
+        supg = s.get<bool>("supg", false);
+        mass = in.transient ? 1.0 : 0.0;
+      }
+
+      std::map<std::string, double> run()
+      {
+        u.reinit(dofh.n_dofs());
+        ComponentMask all(1, true);
+        if (!in.transient)
+          {
+            make_constraints<dim>(in, *disc.mapping, dofh, homogeneous, 0.0, all, "value", true);
+            setup_matrix();
+            make_constraints<dim>(in, *disc.mapping, dofh, inhomogeneous, 0.0, all, "value", false);
+            inhomogeneous.distribute(u);
+            newton(0.0, 0.0, 1.0, Vector<double>(), 1.0, 0.0);
+          }
+        else
+          {
+            Vector<double> u_n(dofh.n_dofs()), u_nm1(dofh.n_dofs());
+            auto ic = parsed<dim>({in.settings.get<std::string>("ic")}, in.t0);
+            VectorTools::interpolate(*disc.mapping, dofh, *ic, u_n);
+            u_nm1 = u_n;
+            make_constraints<dim>(in, *disc.mapping, dofh, homogeneous, in.t0, all, "value", true);
+            setup_matrix();
+            const std::string scheme = in.scheme;
+            for (unsigned int step = 1; step <= in.steps; ++step)
+              {
+                const double t_old = in.t0 + (step - 1) * in.dt, t_new = in.t0 + step * in.dt;
+                const std::string kind = (scheme == "bdf2" && step == 1) ? "crank_nicolson" : scheme;
+                // m (a0 w - history) / dt + theta S(w, t_new) + (1 - theta) S(u_n, t_old) = 0
+                double a0 = 1.0, theta = 1.0;
+                Vector<double> history(u_n);
+                if (kind == "crank_nicolson")
+                  theta = 0.5;
+                else if (kind == "bdf2")
+                  {
+                    a0 = 1.5;
+                    history *= 2.0;
+                    history.add(-0.5, u_nm1);
+                  }
+                else if (kind != "backward_euler")
+                  AssertThrow(false, ExcMessage("unknown time scheme " + kind));
+                Vector<double> explicit_part(dofh.n_dofs());
+                if (theta < 1.0)
+                  assemble(u_n, t_old, 0.0, Vector<double>(), 0.0, 1.0 - theta, explicit_part, false);
+                u = u_n;
+                make_constraints<dim>(in, *disc.mapping, dofh, inhomogeneous, t_new, all, "value", false);
+                inhomogeneous.distribute(u);
+                explicit_step = &explicit_part;
+                newton(t_new, a0 / in.dt, 1.0 / in.dt, history, theta, 0.0);
+                explicit_step = nullptr;
+                u_nm1 = u_n;
+                u_n = u;
+              }
+            info["time_steps"] = in.steps;
+          }
+        info["dofs"] = dofh.n_dofs();
+        info["cells"] = disc.tria.n_active_cells();
+        return info;
+      }
+
+      void output(double wall)
+      {
+        write_output<dim>(in, *disc.mapping, dofh, u, 0, 1, wall, info);
+      }
+
+    private:
+      void setup_matrix()
+      {
+        DynamicSparsityPattern dsp(dofh.n_dofs());
+        DoFTools::make_sparsity_pattern(dofh, dsp, homogeneous, false);
+        pattern.copy_from(dsp);
+        jacobian.reinit(pattern);
+      }
+
+      /// Newton on  m (a0 w - h/ dt) + theta S(w, t) [+ explicit part] = 0  (mass_a0 = m a0 / dt,
+      /// mass_h = m / dt); linear problems take one step.
+      void newton(double t, double mass_a0, double mass_h, const Vector<double> &history, double theta, double)
+      {
+        Vector<double> residual(dofh.n_dofs()), delta(dofh.n_dofs());
+        const unsigned int max_it = nonlinear ? in.newton_max : 1;
+        for (unsigned int it = 0; it < max_it; ++it)
+          {
+            assemble_system(t, mass_a0, mass_h, history, theta, residual);
+            SparseDirectUMFPACK direct;
+            direct.initialize(jacobian);
+            delta = residual;
+            direct.solve(delta);
+            homogeneous.distribute(delta);
+            u.add(-1.0, delta);
+            info["newton_iterations"] += 1;
+            const double norm = u.l2_norm();
+            if (delta.l2_norm() <= in.newton_rtol * std::max(norm, 1e-300))
+              return;
+          }
+        if (nonlinear)
+          AssertThrow(false, ExcMessage("Newton did not converge in " + std::to_string(max_it) + " iterations"));
+      }
+
+      void assemble_system(double t, double mass_a0, double mass_h, const Vector<double> &history, double theta,
+                           Vector<double> &residual)
+      {
+        jacobian = 0;
+        residual = 0;
+        assemble(u, t, mass_a0, history, mass_h, theta, residual, true);
+        if (explicit_step != nullptr)
+          residual += *explicit_step;
+        // constrained rows: the explicit part must not disturb them
+        for (unsigned int i = 0; i < residual.size(); ++i)
+          if (homogeneous.is_constrained(i))
+            residual[i] = 0;
+      }
+
+      /// Adds  m (mass_a0 w - mass_h history) v + weight S(w, t)(v)  to `residual` (and its
+      /// Jacobian in w to `jacobian` when `with_matrix`).
+      void assemble(const Vector<double> &w, double t, double mass_a0, const Vector<double> &history, double mass_h,
+                    double weight, Vector<double> &residual, bool with_matrix)
+      {
+        const bool transient_mass = mass > 0 && mass_a0 != 0.0;
+        const bool hessians = supg && in.degree > 1;
+        FEValues<dim> fv(*disc.mapping, *fe, *disc.quadrature,
+                         update_values | update_gradients | update_quadrature_points | update_JxW_values |
+                           (hessians ? update_hessians : update_default));
+        FEFaceValues<dim> ff(*disc.mapping, *fe, *disc.face_quadrature,
+                             update_values | update_quadrature_points | update_JxW_values);
+        const unsigned int n = fe->n_dofs_per_cell(), nq = disc.quadrature->size();
+        FullMatrix<double> cm(n, n);
+        Vector<double> cr(n);
+        std::vector<types::global_dof_index> dofs(n);
+        std::vector<double> wv(nq), hv(nq), lap(nq);
+        std::vector<Tensor<1, dim>> wg(nq);
+        for (auto *fn : {kappa.get(), c.get(), f.get(), beta.get()})
+          fn->set_time(t);
+        std::map<types::boundary_id, const BoundaryEntry *> natural;
+        std::map<types::boundary_id, std::unique_ptr<FunctionParser<dim>>> data;
+        for (const auto &b : in.bcs)
+          if (b.kind != "dirichlet")
+            {
+              natural[b.id] = &b;
+              data[b.id] = parsed<dim>(b.value, t);
+            }
+        for (const auto &cell : dofh.active_cell_iterators())
+          {
+            fv.reinit(cell);
+            cm = 0;
+            cr = 0;
+            fv.get_function_values(w, wv);
+            fv.get_function_gradients(w, wg);
+            if (transient_mass)
+              fv.get_function_values(history, hv);
+            if (hessians)
+              fv.get_function_laplacians(w, lap);
+            const double h = cell->diameter();
+            for (unsigned int q = 0; q < nq; ++q)
+              {
+                const Point<dim> &x = fv.quadrature_point(q);
+                const double k = kappa->value(x), cq = c->value(x), fq = f->value(x), dx = fv.JxW(q);
+                Tensor<1, dim> b;
+                for (unsigned int d = 0; d < dim; ++d)
+                  b[d] = beta->value(x, d);
+                double r = 0, dr = 0;
+                if (nonlinear)
+                  {
+                    reaction->set_time(wv[q]);
+                    dreaction->set_time(wv[q]);
+                    r = reaction->value(x);
+                    dr = dreaction->value(x);
+                  }
+                double tau = 0, strong = 0;
+                if (supg)
+                  {
+                    const double bn = b.norm();
+                    if (bn > 0)
+                      {
+                        const double pe = bn * h / (2 * k);
+                        tau = h / (2 * bn) * (1 / std::tanh(pe) - 1 / pe);
+                      }
+                    strong = -k * (hessians ? lap[q] : 0.0) + b * wg[q] - fq;
+                  }
+                const double point_terms = cq * wv[q] + r - fq;
+                for (unsigned int i = 0; i < n; ++i)
+                  {
+                    const double vi = fv.shape_value(i, q);
+                    const Tensor<1, dim> gi = fv.shape_grad(i, q);
+                    double ri = k * (wg[q] * gi) + (convective ? (b * wg[q]) * vi : 0.0) + point_terms * vi;
+                    if (supg)
+                      ri += tau * (b * gi) * strong;
+                    double res = weight * ri;
+                    if (transient_mass)
+                      res += mass * (mass_a0 * wv[q] - mass_h * hv[q]) * vi;
+                    cr(i) += res * dx;
+                    if (!with_matrix)
+                      continue;
+                    for (unsigned int j = 0; j < n; ++j)
+                      {
+                        const double vj = fv.shape_value(j, q);
+                        const Tensor<1, dim> gj = fv.shape_grad(j, q);
+                        double jij = k * (gj * gi) + (convective ? (b * gj) * vi : 0.0) + (cq + dr) * vj * vi;
+                        if (supg)
+                          {
+                            double sj = b * gj;
+                            if (hessians)
+                              sj -= k * trace(fv.shape_hessian(j, q));
+                            jij += tau * (b * gi) * sj;
+                          }
+                        double m = weight * jij;
+                        if (transient_mass)
+                          m += mass * mass_a0 * vj * vi;
+                        cm(i, j) += m * dx;
+                      }
+                  }
+              }
+            if (!natural.empty() && cell->at_boundary())
+              for (const auto face : cell->face_indices())
+                {
+                  if (!cell->face(face)->at_boundary())
+                    continue;
+                  auto it = natural.find(cell->face(face)->boundary_id());
+                  if (it == natural.end())
+                    continue;
+                  const BoundaryEntry &e = *it->second;
+                  const FunctionParser<dim> &g = *data[it->first];
+                  ff.reinit(cell, face);
+                  std::vector<double> fw(ff.n_quadrature_points);
+                  ff.get_function_values(w, fw);
+                  for (unsigned int q = 0; q < ff.n_quadrature_points; ++q)
+                    {
+                      const double gq = g.value(ff.quadrature_point(q)), dx = ff.JxW(q);
+                      for (unsigned int i = 0; i < n; ++i)
+                        {
+                          const double vi = ff.shape_value(i, q);
+                          cr(i) += weight * (e.alpha * fw[q] - gq) * vi * dx;
+                          if (with_matrix && e.kind == "robin")
+                            for (unsigned int j = 0; j < n; ++j)
+                              cm(i, j) += weight * e.alpha * ff.shape_value(j, q) * vi * dx;
+                        }
+                    }
+                }
+            cell->get_dof_indices(dofs);
+            if (with_matrix)
+              homogeneous.distribute_local_to_global(cm, cr, dofs, jacobian, residual);
+            else
+              homogeneous.distribute_local_to_global(cr, dofs, residual);
+          }
+      }
+
+      const Inputs &                            in;
+      Discretization<dim>                       disc;
+      DoFHandler<dim>                           dofh;
+      std::unique_ptr<FiniteElement<dim>>       fe;
+      std::unique_ptr<FunctionParser<dim>>      kappa, c, f, beta;
+      std::unique_ptr<FunctionParser<dim>>      reaction, dreaction;
+      bool                                      convective = false, nonlinear = false, supg = false;
+      double                                    mass = 0;
+      AffineConstraints<double>                 homogeneous, inhomogeneous;
+      SparsityPattern                           pattern;
+      SparseMatrix<double>                      jacobian;
+      Vector<double>                            u;
+      const Vector<double> *                    explicit_step = nullptr;
+      std::map<std::string, double>             info;
+    };
+  } // namespace
+
+  template <int dim>
+  void solve_scalar(const Inputs &in, double start)
+  {
+    Scalar<dim> problem(in);
+    problem.run();
+    problem.output(now() - start);
+  }
+
+  template void solve_scalar<2>(const Inputs &, double);
+  template void solve_scalar<3>(const Inputs &, double);
+} // namespace casekit
