@@ -31,7 +31,8 @@ def write_sample(cases: Path) -> list[Path]:
         new = make_case(family, domain, levels, seed=100 + i)
         src = new.source
         src["eval_grid"] = {k: min(v, 40) for k, v in src["eval_grid"].items()}
-        src["calibration"]["cells_across"] = min(src["calibration"]["cells_across"], 24 if src["eval_grid"].get("nz") is None else 10)
+        coarse = 24 if src["eval_grid"].get("nz") is None else 10
+        src["calibration"]["cells_across"] = min(src["calibration"]["cells_across"], coarse)
         new.source = src
         paths.append(write_case(new, cases, force=True))
     return paths

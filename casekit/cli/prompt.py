@@ -53,7 +53,8 @@ def prompt(
         if not mine:
             raise UsageError(f"{verdict} has no verdict for {case_id}")
         last = max(mine, key=lambda v: v["attempt"])
-        path = code or Path(last["paths"].get("submission", "")) / ("solver.cpp" if library == "dealii" else "solver.py")
+        name = "solver.cpp" if library == "dealii" else "solver.py"
+        path = code or Path(last["paths"].get("submission", "")) / name
         if not path.is_file():
             raise CasekitError(f"the previous code is not at {path}", valid="--code FILE")
         previous = path.read_text()

@@ -53,7 +53,7 @@ def gmsh_python(domain: Domain, indent: str = "    ") -> str:
               "for tag, ids in curves.items():",
               "    gmsh.model.addPhysicalGroup(1, ids, name=tag)"]
     for pair in g.periodic:
-        t = list(pair.translation) + [0.0]
+        t = [*list(pair.translation), 0.0]
         lines.append(f"# {pair.target} = {pair.source} moved by {list(pair.translation)} (periodic pair)")
         lines.append(f"gmsh.model.mesh.setPeriodic(1, curves[{pair.target!r}], curves[{pair.source!r}], "
                      f"[1, 0, 0, {t[0]!r}, 0, 1, 0, {t[1]!r}, 0, 0, 1, 0, 0, 0, 0, 1])")

@@ -80,7 +80,8 @@ def diff(new: Path, old: Path) -> Diff:
 
 def bump(version: str, level: str) -> str:
     major, minor, patch = (int(x) for x in version.split("."))
-    return {"major": f"{major + 1}.0.0", "minor": f"{major}.{minor + 1}.0", "patch": f"{major}.{minor}.{patch + 1}"}[level]
+    bumped = {"major": f"{major + 1}.0.0", "minor": f"{major}.{minor + 1}.0", "patch": f"{major}.{minor}.{patch + 1}"}
+    return bumped[level]
 
 
 def release(new: Path, old: Path, requested: str | None = None) -> tuple[str, Diff]:

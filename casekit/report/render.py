@@ -32,7 +32,8 @@ def tables(verdicts: list[dict[str, Any]]) -> list[tuple[str, list[str], list[li
     out = [("Overall (first attempts)", ["system", *RATE_HEADER[1:]], rate_rows(by_system))]
     for key in ("track", "family", "math_type", "domain"):
         for system, vs in by_system.items():
-            out.append((f"{system}: by {key.replace('_', ' ')}", [key, *RATE_HEADER[1:]], rate_rows(agg.group(vs, key))))
+            title = f"{system}: by {key.replace('_', ' ')}"
+            out.append((title, [key, *RATE_HEADER[1:]], rate_rows(agg.group(vs, key))))
     out.append(("Failure stages (first attempts)", ["system", "F-Exec", "F-Acc", "F-Time", "Pass"],
                 [[s, *(str(agg.rates(vs).stages[k]) for k in ("F-Exec", "F-Acc", "F-Time", "Pass"))]
                  for s, vs in by_system.items()]))

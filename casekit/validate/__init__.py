@@ -267,7 +267,8 @@ def _check_record(data: dict[str, Any], settings: Settings | None) -> list[Probl
                                 valid=record.compute_hash(), check="integrity"))
     fam_name = record.pde_classification.equation_family
     if fam_name not in FAMILIES:
-        return [*problems, Problem(f"unknown family {fam_name!r}", "/pde_classification/equation_family", record.id, valid=", ".join(FAMILIES.names()), check="family")]
+        return [*problems, Problem(f"unknown family {fam_name!r}", "/pde_classification/equation_family", record.id,
+                                   valid=", ".join(FAMILIES.names()), check="family")]
     family = FAMILIES.get(fam_name)
     if not record.id.startswith(fam_name + "_"):
         problems.append(Problem(f"case id must start with its family name {fam_name + '_'!r}", "/id",

@@ -86,7 +86,7 @@ def test_nan_outside_the_domain_is_fine_and_axes_must_match(tmp_path: Path) -> N
     with pytest.raises(ArtifactError, match="axis 'x'"):
         load_solution(tmp_path, SPEC, mask)
     (tmp_path / "meta.json").write_text(json.dumps({"wall_time_sec": -1, "status": "ok"}))
-    with pytest.raises(ArtifactError, match="meta.json"):
+    with pytest.raises(ArtifactError, match=r"meta\.json"):
         load_meta(tmp_path)
 
 

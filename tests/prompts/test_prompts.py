@@ -59,7 +59,7 @@ def test_no_tier_reveals_the_solution_or_the_calibration(path: Path) -> None:
             assert h not in text, f"{path.name}: the hidden solution {h[:60]} leaks"
         for key in ("cells_across", "e_base", "t_base", "tau_acc", "tau_time", "manufactured", "calibration"):
             assert key not in text, f"{path.name}: {key} appears"
-        for k, v in (source.calibration or {}).items():
+        for k, _v in (source.calibration or {}).items():
             assert f"{k}" not in text or k in ("degree", "scheme", "dt", "cell")
 
 

@@ -22,7 +22,7 @@ from casekit.envs.base import ENVIRONMENTS, Environment, EnvStatus, Step, state_
 LIB = "/usr/lib/x86_64-linux-gnu"
 APT = ("bison", "flex", "libhdf5-mpi-dev", "libmumps-dev", "libscalapack-openmpi-dev", "libptscotch-dev",
        "libmetis-dev", "libsuitesparse-dev", "libsuperlu-dist-dev", "libfftw3-mpi-dev", "libhwloc-dev",
-       "libopenmpi-dev", "gfortran", "pkg-config", "g++", "make")
+       "libopenmpi-dev", "gfortran", "pkg-config", "g++", "make", "patchelf")
 
 
 def _libs(*names: str) -> str:
@@ -131,7 +131,8 @@ class Firedrake(Environment):
         r = subprocess.run([str(self.python()), "-c", "import firedrake"], capture_output=True, text=True,
                            timeout=600, env={**os.environ, **_runtime_env()})
         if r.returncode != 0:
-            return EnvStatus(self.name, False, "cannot import firedrake: " + (r.stderr.strip().splitlines() or [""])[-1])
+            last = (r.stderr.strip().splitlines() or [""])[-1]
+            return EnvStatus(self.name, False, "cannot import firedrake: " + last)
         return EnvStatus(self.name, True, details={**json.loads(smoke.read_text()), "python": str(self.python())})
 
 

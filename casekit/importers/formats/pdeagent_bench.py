@@ -335,7 +335,7 @@ def _calibration(oc: dict[str, Any], out: Imported) -> dict[str, Any]:
     res: dict[str, Any] = {}
     mesh, fem, solver = oc.get("mesh", {}), oc.get("fem", {}), oc.get("oracle_solver", {})
     if "resolution" in mesh:
-        res["cells_across"] = int(round(mesh["resolution"] * math.sqrt(2)))
+        res["cells_across"] = round(mesh["resolution"] * math.sqrt(2))
         out.note("mapped", "mesh.resolution N (cells per unit side) read as N*sqrt(2) cells across the diameter")
     if mesh.get("cell_type") in ("quadrilateral", "hexahedron"):
         res["cell"] = "quad"
@@ -357,7 +357,7 @@ def _calibration(oc: dict[str, Any], out: Imported) -> dict[str, Any]:
 
 def _reference(cfg: dict[str, Any], calibration: dict[str, Any], out: Imported) -> dict[str, Any]:
     mesh, fem = cfg.get("mesh", {}), cfg.get("fem", {})
-    l2 = {"cells_across": int(round(mesh.get("resolution", 128) * math.sqrt(2))),
+    l2 = {"cells_across": round(mesh.get("resolution", 128) * math.sqrt(2)),
           "degree": fem.get("degree", fem.get("degree_u", 2))}
     if "dt" in cfg.get("time", {}):
         l2["dt"] = cfg["time"]["dt"]
