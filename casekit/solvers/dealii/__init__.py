@@ -34,7 +34,7 @@ from casekit.registry import Registry
 from casekit.solvers.settings import SolveSettings
 
 SOURCE_DIR = Path(__file__).resolve().parent
-SOURCES = ("CMakeLists.txt", "common.h", "common.cc", "main.cc", "scalar.cc", "elasticity.cc")
+SOURCES = ("CMakeLists.txt", "common.h", "common.cc", "main.cc", "scalar.cc", "elasticity.cc", "flow.cc")
 PROGRAM = "casekit_dealii"
 #: the mesh file name a run finds in its working directory
 MESH = "mesh.msh"
@@ -90,10 +90,12 @@ def single_source(settings: dict[str, Any], mesh: str) -> str:
             raise CasekitError("the embedded data contain the raw-string delimiter")
     parts = [
         "// casekit's deal.II calibration program as one file (generated; the settings are private)",
-        f"#define CASEKIT_EMBEDDED_SETTINGS R\"{delimiter}({json.dumps(settings, sort_keys=True)}){delimiter}\"",
-        f"#define CASEKIT_EMBEDDED_MESH R\"{delimiter}({mesh}){delimiter}\"",
+        f"static const char *const casekit_settings = R\"{delimiter}({json.dumps(settings, sort_keys=True)}){delimiter}\";",
+        f"static const char *const casekit_mesh = R\"{delimiter}({mesh}){delimiter}\";",
+        "#define CASEKIT_EMBEDDED_SETTINGS casekit_settings",
+        "#define CASEKIT_EMBEDDED_MESH casekit_mesh",
     ]
-    for name in ("common.h", "common.cc", "scalar.cc", "elasticity.cc", "main.cc"):
+    for name in ("common.h", "common.cc", "scalar.cc", "elasticity.cc", "flow.cc", "main.cc"):
         text = (SOURCE_DIR / name).read_text()
         text = text.replace("#pragma once\n", "").replace('#include "common.h"\n', "")
         parts.append(f"// ---- {name}\n{text}")
@@ -181,6 +183,10 @@ FORMS.register("helmholtz", lambda s: {"solver": "scalar", "scalar": _scalar(
     c=f"-({_params(s)['k']})**2", f=s["pde"]["forcing"]["f"], dim=_dim(s))})
 FORMS.register("reaction_diffusion", lambda s: {"solver": "scalar", "scalar": _scalar(
     kappa=_params(s)["epsilon"], reaction=_params(s)["reaction"], f=s["pde"]["forcing"]["f"], dim=_dim(s))})
+FORMS.register("stokes", lambda s: {"solver": "flow", "flow": {
+    "nu": float(_params(s)["nu"]), "convective": False, "f": mu_list(s["pde"]["forcing"]["f"])}})
+FORMS.register("navier_stokes", lambda s: {"solver": "flow", "flow": {
+    "nu": float(_params(s)["nu"]), "convective": True, "f": mu_list(s["pde"]["forcing"]["f"])}})
 FORMS.register("linear_elasticity", lambda s: {"solver": "elasticity", "elasticity": {
     "E": float(_params(s)["E"]), "nu": float(_params(s)["nu"]), "f": mu_list(s["pde"]["forcing"]["f"])}})
 

@@ -310,7 +310,8 @@ namespace casekit
     constraints.clear();
     DoFTools::make_hanging_node_constraints(dofh, constraints);
     if (!in.periodic.empty())
-      add_periodicity(in, mapping, dofh, constraints, mask);
+      // every component is periodic (pressure too); only Dirichlet data follow `mask`
+      add_periodicity(in, mapping, dofh, constraints, ComponentMask(dofh.get_fe().n_components(), true));
     const unsigned int n = dofh.get_fe().n_components();
     const unsigned int first = mask.first_selected_component(n);
     for (const auto &b : in.bcs)
