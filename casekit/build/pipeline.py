@@ -360,7 +360,8 @@ class CaseBuild:
         o = self.outcome
         status = {"case_id": o.case_id, "source": str(o.path), "status": o.status, "reason": o.reason,
                   "e_base": o.e_base, "t_base": o.t_base, "cached": o.cached, "stage_seconds": o.stage_seconds,
-                  "agreement": o.agreement}
+                  "agreement": o.agreement, "solve_seconds": o.solve_seconds, "family": o.family,
+                  "domain": o.domain}
         write_json(self.opts.build_dir / self.opts.track / o.case_id / "status.json", status)
         if o.status != "built":
             record = self.case_dir() / "record.json"

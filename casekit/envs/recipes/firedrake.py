@@ -94,7 +94,8 @@ class Firedrake(Environment):
     def step_env(self) -> dict[str, str]:
         return {"MPICC": "/usr/bin/mpicc", "MPICXX": "/usr/bin/mpicxx", "MPIFORT": "/usr/bin/mpifort",
                 "CC": "/usr/bin/mpicc", "CXX": "/usr/bin/mpicxx", "HDF5_MPI": "ON",
-                "HDF5_DIR": f"{LIB}/hdf5/openmpi", "HDF5_INCLUDEDIR": "/usr/include/hdf5/openmpi",
+                # h5py takes either include/lib dirs or a prefix, not both
+                "HDF5_INCLUDEDIR": "/usr/include/hdf5/openmpi",
                 "HDF5_LIBDIR": f"{LIB}/hdf5/openmpi", "PETSC_CONFIGURE_OPTIONS": PETSC_CONFIGURE,
                 "PIP_DISABLE_PIP_VERSION_CHECK": "1", "OMPI_ALLOW_RUN_AS_ROOT": "1",
                 "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
