@@ -35,6 +35,8 @@ CASES = [
     ("poisson", "periodic_square", {}, 2, (10, 20), 3),
     ("helmholtz", "unit_square", {"bc": "mixed"}, 2, (12, 24), 3),
     ("helmholtz", "circle", {"bc": "robin"}, 2, (16, 32), 3),
+    ("biharmonic", "unit_square", {}, 2, (10, 20), 3),
+    ("biharmonic", "circle", {}, 2, (10, 20), 3),
     ("linear_elasticity", "unit_square", {"bc": "mixed"}, 2, (8, 16), 3),
     ("linear_elasticity", "annulus", {}, 2, (16, 32), 3),
     ("heat", "unit_square", {"bc": "mixed"}, 1, (10, 20), 2),

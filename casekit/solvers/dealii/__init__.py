@@ -183,6 +183,8 @@ FORMS.register("helmholtz", lambda s: {"solver": "scalar", "scalar": _scalar(
     c=f"-({_params(s)['k']})**2", f=s["pde"]["forcing"]["f"], dim=_dim(s))})
 FORMS.register("reaction_diffusion", lambda s: {"solver": "scalar", "scalar": _scalar(
     kappa=_params(s)["epsilon"], reaction=_params(s)["reaction"], f=s["pde"]["forcing"]["f"], dim=_dim(s))})
+FORMS.register("biharmonic", lambda s: {"solver": "biharmonic", "scalar": _scalar(
+    f=s["pde"]["forcing"]["f"], dim=_dim(s))})
 FORMS.register("stokes", lambda s: {"solver": "flow", "flow": {
     "nu": float(_params(s)["nu"]), "convective": False, "f": mu_list(s["pde"]["forcing"]["f"])}})
 FORMS.register("navier_stokes", lambda s: {"solver": "flow", "flow": {
@@ -222,8 +224,11 @@ def settings_json(case_spec: dict[str, Any], settings: dict[str, Any], mesh: str
     bc = []
     for kind in ("dirichlet", "neumann", "robin"):
         for e in case_spec["bc"].get(kind, []):
-            bc.append({"kind": kind, "id": ids[e["tag"]], "value": mu_list(e["value"]),
-                       "alpha": float(e.get("alpha", 0.0))})
+            entry = {"kind": kind, "id": ids[e["tag"]], "value": mu_list(e["value"]),
+                     "alpha": float(e.get("alpha", 0.0))}
+            if "laplacian" in e:
+                entry["laplacian"] = mu(e["laplacian"])
+            bc.append(entry)
     periodic = []
     for pair in case_spec["bc"].get("periodic", []):
         periodic.append({"source": ids[pair["tags"][0]], "target": ids[pair["tags"][1]],

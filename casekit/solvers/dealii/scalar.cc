@@ -59,9 +59,9 @@ namespace casekit
         ComponentMask all(1, true);
         if (!in.transient)
           {
-            make_constraints<dim>(in, *disc.mapping, dofh, homogeneous, 0.0, all, "value", true);
+            make_constraints<dim>(in, *disc.mapping, dofh, homogeneous, 0.0, all, dirichlet_key, true);
             setup_matrix();
-            make_constraints<dim>(in, *disc.mapping, dofh, inhomogeneous, 0.0, all, "value", false);
+            make_constraints<dim>(in, *disc.mapping, dofh, inhomogeneous, 0.0, all, dirichlet_key, false);
             inhomogeneous.distribute(u);
             newton(0.0, 0.0, 1.0, Vector<double>(), 1.0, 0.0);
           }
@@ -71,7 +71,7 @@ namespace casekit
             auto ic = parsed<dim>({in.settings.get<std::string>("ic")}, in.t0);
             VectorTools::interpolate(*disc.mapping, dofh, *ic, u_n);
             u_nm1 = u_n;
-            make_constraints<dim>(in, *disc.mapping, dofh, homogeneous, in.t0, all, "value", true);
+            make_constraints<dim>(in, *disc.mapping, dofh, homogeneous, in.t0, all, dirichlet_key, true);
             setup_matrix();
             const std::string scheme = in.scheme;
             for (unsigned int step = 1; step <= in.steps; ++step)
@@ -95,7 +95,7 @@ namespace casekit
                 if (theta < 1.0)
                   assemble(u_n, t_old, 0.0, Vector<double>(), 0.0, 1.0 - theta, explicit_part, false);
                 u = u_n;
-                make_constraints<dim>(in, *disc.mapping, dofh, inhomogeneous, t_new, all, "value", false);
+                make_constraints<dim>(in, *disc.mapping, dofh, inhomogeneous, t_new, all, dirichlet_key, false);
                 inhomogeneous.distribute(u);
                 explicit_step = &explicit_part;
                 newton(t_new, a0 / in.dt, 1.0 / in.dt, history, theta, 0.0);
@@ -114,6 +114,18 @@ namespace casekit
       {
         write_output<dim>(in, *disc.mapping, dofh, u, 0, 1, wall, info);
       }
+
+      const Vector<double> &solution() const
+      {
+        return u;
+      }
+
+      /// which Dirichlet data the constraints take ("value", or "laplacian": -(laplacian))
+      std::string dirichlet_key = "value";
+      /// an FE field on this problem's DoFs added to the forcing (nullptr: none)
+      const Vector<double> *source = nullptr;
+      /// weight of the parsed forcing f
+      double f_weight = 1.0;
 
     private:
       void setup_matrix()
@@ -178,7 +190,7 @@ namespace casekit
         FullMatrix<double> cm(n, n);
         Vector<double> cr(n);
         std::vector<types::global_dof_index> dofs(n);
-        std::vector<double> wv(nq), hv(nq), lap(nq);
+        std::vector<double> wv(nq), hv(nq), lap(nq), sv(nq);
         std::vector<Tensor<1, dim>> wg(nq);
         for (auto *fn : {kappa.get(), c.get(), f.get(), beta.get()})
           fn->set_time(t);
@@ -201,11 +213,14 @@ namespace casekit
               fv.get_function_values(history, hv);
             if (hessians)
               fv.get_function_laplacians(w, lap);
+            if (source != nullptr)
+              fv.get_function_values(*source, sv);
             const double h = cell->diameter();
             for (unsigned int q = 0; q < nq; ++q)
               {
                 const Point<dim> &x = fv.quadrature_point(q);
-                const double k = kappa->value(x), cq = c->value(x), fq = f->value(x), dx = fv.JxW(q);
+                const double k = kappa->value(x), cq = c->value(x), dx = fv.JxW(q),
+                             fq = f_weight * f->value(x) + (source != nullptr ? sv[q] : 0.0);
                 Tensor<1, dim> b;
                 for (unsigned int d = 0; d < dim; ++d)
                   b[d] = beta->value(x, d);
@@ -320,6 +335,24 @@ namespace casekit
     problem.output(now() - start);
   }
 
+  /// Biharmonic with u and Laplace(u) given on the boundary, split exactly into two Poisson
+  /// problems: -Laplace(w) = f with w = -laplacian, then -Laplace(u) = w with u = value.
+  template <int dim>
+  void solve_biharmonic(const Inputs &in, double start)
+  {
+    Scalar<dim> problem(in);
+    problem.dirichlet_key = "laplacian";
+    problem.run();
+    const Vector<double> w = problem.solution();
+    problem.dirichlet_key = "value";
+    problem.source = &w;
+    problem.f_weight = 0.0;
+    problem.run();
+    problem.output(now() - start);
+  }
+
+  template void solve_biharmonic<2>(const Inputs &, double);
+  template void solve_biharmonic<3>(const Inputs &, double);
   template void solve_scalar<2>(const Inputs &, double);
   template void solve_scalar<3>(const Inputs &, double);
 } // namespace casekit
