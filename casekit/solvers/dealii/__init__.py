@@ -157,8 +157,9 @@ FORMS: Registry[Form] = Registry("deal.II family form")
 
 
 def _scalar(*, kappa: Any = 1, beta: Any = None, c: Any = 0, reaction: Any = None, f: Any, dim: int,
-            convective: bool = False, supg: bool = False) -> dict[str, Any]:
+            convective: bool = False, supg: bool = False, burgers: bool = False) -> dict[str, Any]:
     out: dict[str, Any] = {"kappa": mu(kappa), "c": mu(c), "f": mu(f), "convective": convective, "supg": supg,
+                           "burgers": burgers,
                            "beta": mu_list(beta) if beta is not None else ["0"] * dim}
     if reaction is not None:
         r = _sym(reaction, ("u",))
@@ -185,6 +186,10 @@ FORMS.register("reaction_diffusion", lambda s: {"solver": "scalar", "scalar": _s
     kappa=_params(s)["epsilon"], reaction=_params(s)["reaction"], f=s["pde"]["forcing"]["f"], dim=_dim(s))})
 FORMS.register("biharmonic", lambda s: {"solver": "biharmonic", "scalar": _scalar(
     f=s["pde"]["forcing"]["f"], dim=_dim(s))})
+FORMS.register("burgers", lambda s: {"solver": "scalar", "scalar": _scalar(
+    kappa=_params(s)["nu"], beta=_params(s)["b"], f=s["pde"]["forcing"]["f"], dim=_dim(s), burgers=True)})
+FORMS.register("wave", lambda s: {"solver": "wave", "scalar": _scalar(
+    kappa=f"({_params(s)['c']})**2", f=s["pde"]["forcing"]["f"], dim=_dim(s))})
 FORMS.register("stokes", lambda s: {"solver": "flow", "flow": {
     "nu": float(_params(s)["nu"]), "convective": False, "f": mu_list(s["pde"]["forcing"]["f"])}})
 FORMS.register("navier_stokes", lambda s: {"solver": "flow", "flow": {
@@ -241,4 +246,6 @@ def settings_json(case_spec: dict[str, Any], settings: dict[str, Any], mesh: str
     if time is not None:
         out["steps"] = st.steps(float(time["t0"]), float(time["t_end"]))[0]
         out["ic"] = mu(case_spec["ic"]["u"])
+        if "v" in case_spec["ic"]:  # second order in time
+            out["ic_v"] = mu(case_spec["ic"]["v"])
     return out

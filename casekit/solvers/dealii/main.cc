@@ -18,6 +18,8 @@ namespace casekit
   void solve_flow(const Inputs &in, double start);
   template <int dim>
   void solve_biharmonic(const Inputs &in, double start);
+  template <int dim>
+  void solve_wave(const Inputs &in, double start);
 } // namespace casekit
 
 int main()
@@ -32,13 +34,15 @@ int main()
         in.dim == 2 ? solve_scalar<2>(in, start) : solve_scalar<3>(in, start);
       else if (solver == "elasticity")
         in.dim == 2 ? solve_elasticity<2>(in, start) : solve_elasticity<3>(in, start);
+      else if (solver == "wave")
+        in.dim == 2 ? solve_wave<2>(in, start) : solve_wave<3>(in, start);
       else if (solver == "biharmonic")
         in.dim == 2 ? solve_biharmonic<2>(in, start) : solve_biharmonic<3>(in, start);
       else if (solver == "flow")
         in.dim == 2 ? solve_flow<2>(in, start) : solve_flow<3>(in, start);
       else
         {
-          std::cerr << "casekit_dealii: unknown solver '" << solver << "' (scalar, biharmonic, elasticity, flow)" << std::endl;
+          std::cerr << "casekit_dealii: unknown solver '" << solver << "' (scalar, wave, biharmonic, elasticity, flow)" << std::endl;
           return 2;
         }
     }

@@ -42,9 +42,11 @@ namespace casekit
           b.push_back(v.second.get_value<std::string>());
         beta = parsed<dim>(b);
         convective = s.get<bool>("convective");
+        // Burgers: the transport u (b . grad u) with b = beta
+        burgers = s.get<bool>("burgers", false);
         const std::string r = s.get<std::string>("reaction", "");
-        nonlinear = !r.empty();
-        if (nonlinear)
+        nonlinear = !r.empty() || burgers;
+        if (!r.empty())
           {
             reaction = parsed_in_u<dim>(r);
             dreaction = parsed_in_u<dim>(s.get<std::string>("dreaction"));
@@ -106,6 +108,43 @@ namespace casekit
             info["time_steps"] = in.steps;
           }
         info["dofs"] = dofh.n_dofs();
+        info["cells"] = disc.tria.n_active_cells();
+        return info;
+      }
+
+      /// u_tt + S(u, t) = 0 by Newmark's average acceleration (as the DOLFINx solver): each step
+      /// M (u1 - u0 - dt v0) + dt^2/4 (S(u1, t1) + S(u0, t0)) = 0, then v1 = 2 (u1 - u0)/dt - v0.
+      std::map<std::string, double> run_wave()
+      {
+        const auto n = dofh.n_dofs();
+        u.reinit(n);
+        Vector<double> u0(n), v0(n);
+        auto ic = parsed<dim>({in.settings.get<std::string>("ic")}, in.t0);
+        auto icv = parsed<dim>({in.settings.get<std::string>("ic_v")}, in.t0);
+        VectorTools::interpolate(*disc.mapping, dofh, *ic, u0);
+        VectorTools::interpolate(*disc.mapping, dofh, *icv, v0);
+        ComponentMask all(1, true);
+        make_constraints<dim>(in, *disc.mapping, dofh, homogeneous, in.t0, all, dirichlet_key, true);
+        setup_matrix();
+        const double k2 = in.dt * in.dt / 4;
+        for (unsigned int step = 1; step <= in.steps; ++step)
+          {
+            const double t_old = in.t0 + (step - 1) * in.dt, t_new = in.t0 + step * in.dt;
+            Vector<double> explicit_part(n), history(u0);
+            assemble(u0, t_old, 0.0, Vector<double>(), 0.0, k2, explicit_part, false);
+            history.add(in.dt, v0);
+            u = u0;
+            make_constraints<dim>(in, *disc.mapping, dofh, inhomogeneous, t_new, all, dirichlet_key, false);
+            inhomogeneous.distribute(u);
+            explicit_step = &explicit_part;
+            newton(t_new, 1.0, 1.0, history, k2, 0.0);
+            explicit_step = nullptr;
+            v0 *= -1.0;
+            v0.add(2.0 / in.dt, u, -2.0 / in.dt, u0);
+            u0 = u;
+          }
+        info["time_steps"] = in.steps;
+        info["dofs"] = n;
         info["cells"] = disc.tria.n_active_cells();
         return info;
       }
@@ -225,7 +264,7 @@ namespace casekit
                 for (unsigned int d = 0; d < dim; ++d)
                   b[d] = beta->value(x, d);
                 double r = 0, dr = 0;
-                if (nonlinear)
+                if (reaction)
                   {
                     reaction->set_time(wv[q]);
                     dreaction->set_time(wv[q]);
@@ -249,6 +288,8 @@ namespace casekit
                     const double vi = fv.shape_value(i, q);
                     const Tensor<1, dim> gi = fv.shape_grad(i, q);
                     double ri = k * (wg[q] * gi) + (convective ? (b * wg[q]) * vi : 0.0) + point_terms * vi;
+                    if (burgers)
+                      ri += wv[q] * (b * wg[q]) * vi;
                     if (supg)
                       ri += tau * (b * gi) * strong;
                     double res = weight * ri;
@@ -262,6 +303,8 @@ namespace casekit
                         const double vj = fv.shape_value(j, q);
                         const Tensor<1, dim> gj = fv.shape_grad(j, q);
                         double jij = k * (gj * gi) + (convective ? (b * gj) * vi : 0.0) + (cq + dr) * vj * vi;
+                        if (burgers)
+                          jij += (vj * (b * wg[q]) + wv[q] * (b * gj)) * vi;
                         if (supg)
                           {
                             double sj = b * gj;
@@ -316,7 +359,7 @@ namespace casekit
       std::unique_ptr<FiniteElement<dim>>       fe;
       std::unique_ptr<FunctionParser<dim>>      kappa, c, f, beta;
       std::unique_ptr<FunctionParser<dim>>      reaction, dreaction;
-      bool                                      convective = false, nonlinear = false, supg = false;
+      bool                                      convective = false, burgers = false, nonlinear = false, supg = false;
       double                                    mass = 0;
       AffineConstraints<double>                 homogeneous, inhomogeneous;
       SparsityPattern                           pattern;
@@ -351,6 +394,16 @@ namespace casekit
     problem.output(now() - start);
   }
 
+  template <int dim>
+  void solve_wave(const Inputs &in, double start)
+  {
+    Scalar<dim> problem(in);
+    problem.run_wave();
+    problem.output(now() - start);
+  }
+
+  template void solve_wave<2>(const Inputs &, double);
+  template void solve_wave<3>(const Inputs &, double);
   template void solve_biharmonic<2>(const Inputs &, double);
   template void solve_biharmonic<3>(const Inputs &, double);
   template void solve_scalar<2>(const Inputs &, double);
