@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 from pathlib import Path
@@ -116,7 +117,7 @@ class Firedrake(Environment):
             Step("runtime", (f"{pip} " + " ".join(f"'{r}'" for r in RUNTIME),)),
             Step("firedrake", (f"PETSC_DIR={petsc_dir} {pip} --no-build-isolation --no-deps '{FIREDRAKE}'",
                                f"{self.python()} -m pip freeze > {self.state_dir() / 'freeze.txt'}")),
-            Step("smoke", (f"{self.python()} -c {_SMOKE!r} > {self.state_dir() / 'smoke.json'}",)),
+            Step("smoke", (f"{self.python()} -c {shlex.quote(_SMOKE)} > {self.state_dir() / 'smoke.json'}",)),
         ]
 
     def check(self) -> EnvStatus:
