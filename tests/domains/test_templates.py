@@ -203,3 +203,10 @@ def test_arbitrary_parameters_give_clear_errors(name: str, params: dict) -> None
         resolve(name, params)
     except CasekitError as exc:
         assert exc.pointer.startswith("/domain/params") and exc.message
+
+
+@pytest.mark.parametrize("cells_across", [6, 12])
+def test_recombined_quads_around_small_holes_are_not_folded(cells_across: int) -> None:
+    """Regression: hypothesis found 3 folded quads on multi_hole at these sizes."""
+    mesh = generate(resolve("multi_hole"), MeshOptions(cells_across=cells_across, cell="quad"))
+    assert quality(mesh).inverted == 0
