@@ -139,8 +139,10 @@ class CaseBuild:
         self.source, self.d, self.spec = source, d, d.case_spec()
         self.mask = references.grid_mask(d)
         self.versions = self.track.versions()
-        # the derived case_spec is part of the key: a change in derivation invalidates the stages
-        self.source_key = key("source", source.to_dict(), self.spec, __version__)
+        # the derived case_spec is part of the key: a change in derivation invalidates the stages;
+        # the list of tracks is not (adding a track to a case keeps its other tracks' builds)
+        content = {k: v for k, v in source.to_dict().items() if k != "tracks"}
+        self.source_key = key("source", content, self.spec, __version__)
         self.settings = SolveSettings.from_dict(source.calibration).to_dict()
         with self._stage("mesh"):
             mesh_info = self._mesh()

@@ -7,6 +7,9 @@
 set -u
 fail() { echo "casekit sandbox: $1" >&2; exit 90; }
 mount --make-rprivate / || fail "cannot make mounts private"
+# the new network namespace has only a loopback interface, down: bring it up (nothing outside is
+# reachable through it; Open MPI's singleton start needs an interface)
+ip link set lo up 2>/dev/null || ifconfig lo up 2>/dev/null || true
 # the PID namespace's own /proc: host processes disappear, and /proc/<pid> is the run's own
 # (MPI transports open their shared memory through /proc/<pid>/fd)
 mount -t proc -o nosuid,nodev,noexec proc /proc || fail "cannot mount a private /proc"

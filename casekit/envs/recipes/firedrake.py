@@ -1,12 +1,13 @@
 """Firedrake built from PyPI sources on a PETSc configured against Debian's libraries.
 
-The recipe (verified on Debian 12, no downloads outside the package registries, about 20
-minutes): Debian build dependencies; a Python 3.12 venv of its own; PETSc 3.26.1 from its sdist
-with ``PETSC_CONFIGURE_OPTIONS`` pointing at Debian's HDF5, MUMPS, ScaLAPACK, PT-Scotch, METIS,
-SuiteSparse, SuperLU_dist, hwloc and FFTW (no hypre: Debian's is too old for PETSc 3.26);
-mpi4py built from source; petsc4py, libsupermesh and h5py (parallel HDF5) built against them;
-Firedrake's runtime dependencies; Firedrake itself.  Every version is pinned, so the recipe hash
-names the environment.
+The recipe (no downloads outside the package registries): Debian build dependencies; a Python
+3.12 venv of its own; PETSc 3.26.1 from its sdist with ``PETSC_CONFIGURE_OPTIONS`` pointing at
+Debian's HDF5, MUMPS, ScaLAPACK, PT-Scotch, METIS, SuiteSparse, SuperLU_dist, hwloc and FFTW (no
+hypre: Debian's is too old for PETSc 3.26); mpi4py built from source; petsc4py, libsupermesh and
+h5py (parallel HDF5) built against them; Firedrake's runtime dependencies; Firedrake itself; a
+smoke solve (P2 Poisson, L2 error checked).  Every version is pinned, so the recipe hash names
+the environment.  Measured on this project's 2-core Debian 12 machine: about 24 minutes (PETSc
+6.5, h5py 5, petsc4py 5, mpi4py 3, Firedrake 3.5), with other builds running at the same time.
 """
 
 from __future__ import annotations

@@ -1,0 +1,1 @@
+"""One module per kind of problem; each registers the families it solves."""

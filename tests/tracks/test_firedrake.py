@@ -1,0 +1,113 @@
+"""The Firedrake track: casekit's Firedrake solvers converge at the theoretical rate on straight
+and curved domains (curved cells from the registry's circles), and a case built with both the
+DOLFINx and Firedrake tracks agrees across them and passes the evaluator with the calibration.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from casekit import yamlio
+from casekit.authoring.builder import build_source
+from casekit.build.pipeline import BuildOptions
+from casekit.build.run import build
+from casekit.derive import derive
+from casekit.evaluate.baselines import calibration_settings
+from casekit.evaluate.run import EvalOptions, evaluate
+from casekit.evaluate.store import open_store
+from casekit.model.source import CaseSource
+from casekit.runner.limits import Limits
+from casekit.tracks import TRACKS
+
+from .measure import measured_error
+
+pytestmark = pytest.mark.firedrake
+
+# family, domain, design levels, degree, (coarse, fine) cells across, expected order
+CASES = [
+    ("poisson", "unit_square", {"bc": "robin"}, 2, (10, 20), 3),
+    ("heat", "annulus", {"bc": "mixed"}, 1, (12, 24), 2),
+    ("linear_elasticity", "circle", {}, 2, (12, 24), 3),
+    ("stokes", "unit_square", {"bc": "mixed"}, 2, (8, 16), 3),
+    ("wave", "unit_square", {}, 1, (10, 20), 2),
+]
+
+
+@pytest.fixture(scope="module")
+def track():  # type: ignore[no-untyped-def]
+    from casekit.envs import ENVIRONMENTS
+
+    env = ENVIRONMENTS.get("firedrake").check()
+    if not env.usable:
+        pytest.skip(f"Firedrake is not installed here: {env.reason} (casekit env install firedrake)")
+    return TRACKS.get("firedrake")
+
+
+def run_solver(track, spec: dict, settings: dict, work: Path) -> Path:  # type: ignore[no-untyped-def]
+    """casekit's Firedrake solver on the case in the Firedrake environment (outside the sandbox,
+    which has its own tests)."""
+    work.mkdir(parents=True, exist_ok=True)
+    for name, data in track.calibration_files(settings, spec).items():
+        (work / name).write_bytes(data)
+    (work / "case_spec.json").write_text(json.dumps(spec))
+    code = "import json, solver; solver.solve(json.load(open('case_spec.json')))"
+    env = {**os.environ, **track.extra_env, "OMP_NUM_THREADS": "1"}
+    r = subprocess.run([str(track.python()), "-c", code], cwd=work, capture_output=True, text=True, timeout=900,
+                       env=env)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return work / "solution.npz"
+
+
+@pytest.mark.parametrize(("family", "domain", "levels", "degree", "cells", "order"), CASES,
+                         ids=[f"{c[0]}-{c[1]}" for c in CASES])
+def test_observed_order(track, family, domain, levels, degree, cells, order, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    src = build_source(family, domain, levels, seed=1)
+    src["eval_grid"] = {"nx": 41, "ny": 41}
+    base = dict(src["calibration"], degree=degree)
+    base.pop("stabilization", None)
+    d = derive(CaseSource.from_dict(src))
+    errors = []
+    for n in cells:
+        settings = {**base, "cells_across": n}
+        if "dt" in base:
+            t = src["pde"]["time"]
+            settings["dt"] = (t["t_end"] - t["t0"]) / (2 * n)
+        errors.append(measured_error(d, run_solver(track, d.case_spec(), settings, tmp_path / str(n))))
+    observed = math.log(errors[0] / errors[1]) / math.log(cells[1] / cells[0])
+    assert observed > order - 0.3, f"{family} on {domain}: errors {errors}, observed order {observed:.2f}"
+
+
+def test_the_periodic_square_is_not_offered(track) -> None:  # type: ignore[no-untyped-def]
+    assert not track.supports("poisson", "periodic_square") and track.supports("poisson", "gear")
+
+
+def test_built_with_both_tracks_they_agree_and_the_calibration_passes_the_evaluator(track, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    src = build_source("poisson", "annulus", {"bc": "mixed"}, 5)
+    src["eval_grid"] = {"nx": 25, "ny": 25}
+    src["calibration"] = {**src["calibration"], "cells_across": 14}
+    src["evaluation"]["timeout_sec"] = 60.0
+    src["tracks"] = ["dolfinx", "firedrake"]
+    path = tmp_path / "cases" / "poisson" / f"{src['id']}.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text(yamlio.dumps(src))
+    for name in ("dolfinx", "firedrake"):
+        [o] = build([path], BuildOptions(tmp_path / "build", name, repeats=1, limits=Limits(timeout_sec=600)))
+        assert o.status == "built", o.reason
+    status = json.loads((tmp_path / "build" / "firedrake" / src["id"] / "status.json").read_text())
+    assert status["agreement"]["dolfinx"]["distance"] <= status["agreement"]["dolfinx"]["bound"]
+
+    store = open_store(tmp_path / "build", "firedrake")
+    record = store.records[src["id"]]
+    sub = tmp_path / "subs" / src["id"]
+    sub.mkdir(parents=True)
+    for name, data in track.calibration_submission(calibration_settings(record), record["case_spec"]).items():
+        (sub / name).write_bytes(data)
+    [v] = evaluate(EvalOptions(store=store, submissions=tmp_path / "subs", out=tmp_path / "out", track="firedrake",
+                               repeats=1))
+    assert v["stage"] == "Pass", v
