@@ -90,7 +90,8 @@ def single_source(settings: dict[str, Any], mesh: str) -> str:
             raise CasekitError("the embedded data contain the raw-string delimiter")
     parts = [
         "// casekit's deal.II calibration program as one file (generated; the settings are private)",
-        f"static const char *const casekit_settings = R\"{delimiter}({json.dumps(settings, sort_keys=True)}){delimiter}\";",
+        f"static const char *const casekit_settings = "
+        f"R\"{delimiter}({json.dumps(settings, sort_keys=True)}){delimiter}\";",
         f"static const char *const casekit_mesh = R\"{delimiter}({mesh}){delimiter}\";",
         "#define CASEKIT_EMBEDDED_SETTINGS casekit_settings",
         "#define CASEKIT_EMBEDDED_MESH casekit_mesh",

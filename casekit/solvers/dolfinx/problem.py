@@ -20,8 +20,8 @@ from mpi4py import MPI
 from casekit.domains import resolve
 from casekit.domains.meshing import MeshOptions, gmsh_model
 from casekit.expr import as_expr, exact
-from casekit.solvers.ufl_expr import to_ufl
 from casekit.solvers.settings import SolveSettings
+from casekit.solvers.ufl_expr import to_ufl
 
 
 @dataclass

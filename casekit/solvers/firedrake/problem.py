@@ -10,10 +10,11 @@ import ufl
 
 from casekit.expr import as_expr, exact
 from casekit.solvers.firedrake import MESH
-
-GEOMETRY = "calibration_geometry.json"
 from casekit.solvers.settings import SolveSettings
 from casekit.solvers.ufl_expr import to_ufl
+
+#: the circles of the domain's boundary arcs, written next to the mesh
+GEOMETRY = "calibration_geometry.json"
 
 #: Newton with a direct solve (MUMPS through PETSc): one iteration for linear problems
 NEWTON = {"snes_type": "newtonls", "snes_linesearch_type": "basic", "snes_rtol": 1e-10, "snes_atol": 1e-12,
