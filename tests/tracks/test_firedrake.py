@@ -32,6 +32,7 @@ pytestmark = pytest.mark.firedrake
 # family, domain, design levels, degree, (coarse, fine) cells across, expected order
 CASES = [
     ("poisson", "unit_square", {"bc": "robin"}, 2, (10, 20), 3),
+    ("poisson", "periodic_square", {}, 2, (10, 20), 3),
     ("heat", "annulus", {"bc": "mixed"}, 1, (12, 24), 2),
     ("linear_elasticity", "circle", {}, 2, (12, 24), 3),
     ("stokes", "unit_square", {"bc": "mixed"}, 2, (8, 16), 3),
@@ -81,10 +82,6 @@ def test_observed_order(track, family, domain, levels, degree, cells, order, tmp
         errors.append(measured_error(d, run_solver(track, d.case_spec(), settings, tmp_path / str(n))))
     observed = math.log(errors[0] / errors[1]) / math.log(cells[1] / cells[0])
     assert observed > order - 0.3, f"{family} on {domain}: errors {errors}, observed order {observed:.2f}"
-
-
-def test_the_periodic_square_is_not_offered(track) -> None:  # type: ignore[no-untyped-def]
-    assert not track.supports("poisson", "periodic_square") and track.supports("poisson", "gear")
 
 
 def test_built_with_both_tracks_they_agree_and_the_calibration_passes_the_evaluator(track, tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -4,8 +4,9 @@ Submissions are Python ``solve(case_spec)`` functions run by the same harness as
 the Firedrake environment's interpreter.  Calibration runs casekit's Firedrake solvers
 (``casekit/solvers/firedrake``) on the mesh casekit writes from its domain registry
 (``calibration_mesh.msh``, gmsh 2.2 with the tags' ids), so the geometry and boundary tags are
-those of every other track.  The periodic square is not offered: Firedrake builds periodic
-meshes itself and cannot make a gmsh-read mesh periodic.
+those of every other track.  Periodic cases are the exception: a gmsh-read mesh cannot be made
+periodic in Firedrake, so the periodic square is meshed by Firedrake's ``PeriodicRectangleMesh``
+(the same rectangle and pairs, the same h).
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from casekit.domains import DOMAINS
 from casekit.tracks.base import FAMILY_NAMES, TRACKS, PythonTrack
 
 #: the directory holding the casekit package (put on the environment's PYTHONPATH)
@@ -66,7 +66,6 @@ TRACKS.register("firedrake", FiredrakeTrack(
     name="firedrake",
     description="Firedrake 2026.10 on PETSc 3.26 (built from PyPI sources against Debian's libraries)",
     families=FAMILY_NAMES,
-    domains=tuple(n for n in DOMAINS.names() if n != "periodic_square"),
     preload=("firedrake",),
     solver_module="casekit.solvers.firedrake",
     extra_env={"PYTHONPATH": str(SOURCE_ROOT), "OMPI_MCA_plm": "isolated", "OMPI_MCA_btl": "self,vader",
