@@ -16,9 +16,12 @@ from casekit.solvers.ufl_expr import to_ufl
 #: the circles of the domain's boundary arcs, written next to the mesh
 GEOMETRY = "calibration_geometry.json"
 
-#: Newton with a direct solve (MUMPS through PETSc): one iteration for linear problems
+#: Newton with a direct solve (MUMPS through PETSc): one iteration for linear problems; MUMPS
+#: detects null pivots (ICNTL 24), so a pressure known up to a constant (with its null space
+#: given to the solver) factorises stably instead of stalling Newton at 1e-4
 NEWTON = {"snes_type": "newtonls", "snes_linesearch_type": "basic", "snes_rtol": 1e-10, "snes_atol": 1e-12,
-          "snes_max_it": 30, "ksp_type": "preonly", "pc_type": "lu", "pc_factor_mat_solver_type": "mumps"}
+          "snes_max_it": 30, "ksp_type": "preonly", "pc_type": "lu", "pc_factor_mat_solver_type": "mumps",
+          "mat_mumps_icntl_24": 1}
 
 
 def curved(mesh: Any, order: int) -> Any:
