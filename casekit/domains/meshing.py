@@ -180,9 +180,10 @@ def _build_and_mesh(domain: Domain, options: MeshOptions) -> None:
         gmsh.model.mesh.generate(domain.dim)
         if options.cell == "quad" and domain.dim == 2 and not built.get("structured"):
             gmsh.model.mesh.recombine()
-            # recombination near small holes can fold a few quads (multi_hole at some sizes);
-            # gmsh's untangler repairs them and leaves valid meshes as they are
-            gmsh.model.mesh.optimize("UntangleMeshGeometry")
+            # recombination near small holes can fold a few quads (multi_hole at some sizes):
+            # untangle only then (it is slow, and valid meshes stay as they are)
+            if quality(extract(domain)).inverted:
+                gmsh.model.mesh.optimize("UntangleMeshGeometry")
         if options.order > 1:
             gmsh.model.mesh.setOrder(options.order)
     except Exception as exc:  # gmsh raises plain Exception with its log message
