@@ -106,7 +106,7 @@ def coverage(family: Family, points: list[DesignPoint], domains: list[str] | Non
     for k, v in (fixed or {}).items():
         axes[k] = [v]
     per = {a: dict.fromkeys(levels, 0) for a, levels in axes.items()}
-    covered = set()
+    covered: set[tuple[tuple[str, str], ...]] = set()
     for p in points:
         items = [(DOMAIN_AXIS, p.domain), *p.levels]
         for a, lv in items:

@@ -207,12 +207,12 @@ class CaseBuild:
         levels = [SolveSettings.from_dict(lv).to_dict() for lv in self.source.reference.levels]  # type: ignore[union-attr]
         k = key("reference", self.source_key, self.opts.track, self.versions, levels)
 
-        def write(tmp: Path) -> None:
+        def write_levels(tmp: Path) -> None:
             for i, lv in enumerate(levels, start=1):
                 arrays, _ = self._solve(lv, tmp / f"L{i}", repeats=0)
                 save_reference(tmp / f"L{i}.npz", self.spec, arrays)
 
-        entry, cached = self.cache.get_or_put("reference", k, write)
+        entry, cached = self.cache.get_or_put("reference", k, write_levels)
         self._cached("reference", cached)
         l1, l2 = references.load(entry / "L1.npz"), references.load(entry / "L2.npz")
         return l2, l1, {"method": "numerical", "levels": levels, "track": self.opts.track, "libraries": self.versions}
@@ -261,7 +261,7 @@ class CaseBuild:
         k = key("trial", self.source_key, self.opts.track, self.versions, cheaters.KINDS, tau_acc)
 
         def write(tmp: Path) -> None:
-            results = {}
+            results: dict[str, dict[str, Any]] = {}
             python_track = TRACKS.get("dolfinx")  # cheaters are plain Python (numpy) submissions
             for kind in cheaters.KINDS:
                 if not cheaters.applicable(kind, self.spec):

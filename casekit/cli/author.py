@@ -97,8 +97,8 @@ def sample(
         table.add_row(str(i), p.domain, *(v for _, v in p.levels))
     console.print(table)
     cov = coverage(fam, points, domains=domain or None, fixed=fixed)
-    for a, counts in cov.per_level.items():
-        console.print(f"  {a}: " + ", ".join(f"{lv} {c}" for lv, c in counts.items()))
+    for axis_name, counts in cov.per_level.items():
+        console.print(f"  {axis_name}: " + ", ".join(f"{lv} {c}" for lv, c in counts.items()))
     console.print(f"level pairs covered: {cov.pairs_covered}/{cov.pairs_total} "
                   f"({100 * cov.pairs_covered / max(cov.pairs_total, 1):.0f}%); levels never drawn: "
                   f"{', '.join(cov.levels_missing) or 'none'}")

@@ -184,7 +184,7 @@ class Arc:
 
     def monotone(self) -> list[tuple[Point, Point, float | None, float]]:
         angles = [self.start_angle, *self._breaks(), self.start_angle + self.sweep]
-        out = []
+        out: list[tuple[Point, Point, float | None, float]] = []
         for t0, t1 in itertools.pairwise(angles):
             mid = 0.5 * (t0 + t1)
             out.append((self._at(t0), self._at(t1), self.center[0], math.copysign(1.0, math.cos(mid))))

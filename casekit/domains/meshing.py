@@ -438,7 +438,7 @@ def cell_measures(mesh: MeshData) -> np.ndarray:
         return _tet_vol(p[c[:, 0]], p[c[:, 1]], p[c[:, 2]], p[c[:, 3]])
     # hexahedron (gmsh ordering): six tetrahedra around the 0-6 diagonal
     tets = [(0, 1, 2, 6), (0, 2, 3, 6), (0, 3, 7, 6), (0, 7, 4, 6), (0, 4, 5, 6), (0, 5, 1, 6)]
-    return sum(_tet_vol(*(p[c[:, i]] for i in t)) for t in tets)
+    return np.sum([_tet_vol(*(p[c[:, i]] for i in t)) for t in tets], axis=0)
 
 
 def _tri_area(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:

@@ -14,7 +14,7 @@ from matplotlib.collections import LineCollection, PolyCollection
 from casekit.domains.meshing import MeshData
 from casekit.domains.template import Domain
 
-COLOURS = plt.get_cmap("tab10").colors
+COLOURS = plt.get_cmap("tab10").colors  # type: ignore[attr-defined]
 
 
 def draw(domain: Domain, mesh: MeshData, path: Path, title: str | None = None) -> None:

@@ -164,7 +164,7 @@ class _Parser:
         while self.peek().text in ("+", "-"):
             op = self.take()
             rhs = self.term()
-            value = _combine(op, lambda a=value, b=rhs, o=op.text: a + b if o == "+" else a - b)
+            value = _combine(op, _add(value, rhs, op.text))
         return value
 
     def term(self) -> sp.Expr:
@@ -179,7 +179,7 @@ class _Parser:
         while self.peek().text in ("*", "/"):
             op = self.take()
             rhs = self.unary()
-            value = _combine(op, lambda a=value, b=rhs, o=op.text: a * b if o == "*" else a / b)
+            value = _combine(op, _mul(value, rhs, op.text))
         return value
 
     def unary(self) -> sp.Expr:
@@ -261,6 +261,14 @@ class _Parser:
                 f"got {len(args)}"
             )
         return _combine(tok, lambda: func(*args))
+
+
+def _add(a: sp.Expr, b: sp.Expr, op: str) -> Callable[[], sp.Expr]:
+    return lambda: a + b if op == "+" else a - b
+
+
+def _mul(a: sp.Expr, b: sp.Expr, op: str) -> Callable[[], sp.Expr]:
+    return lambda: a * b if op == "*" else a / b
 
 
 def _number(tok: _Token) -> sp.Expr:

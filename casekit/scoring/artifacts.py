@@ -101,7 +101,7 @@ def save_reference(path: Path, case_spec: dict[str, Any], arrays: dict[str, np.n
 
     grid = Grid.from_spec(case_spec["eval_grid"])
     buf = io.BytesIO()
-    np.savez(buf, **grid.axes(), **arrays)
+    np.savez(buf, **{**grid.axes(), **arrays})  # type: ignore[arg-type]  # numpy's stub matches **arrays to allow_pickle
     atomic_write_bytes(path, buf.getvalue())
 
 

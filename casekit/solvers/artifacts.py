@@ -48,6 +48,6 @@ class OutputGrid:
         return full.reshape(self.grid.shape)
 
     def write(self, arrays: dict[str, np.ndarray], wall_time: float, solver_info: dict[str, Any]) -> None:
-        np.savez("solution.npz", **self.grid.axes(), **arrays)
+        np.savez("solution.npz", **self.grid.axes(), **arrays)  # type: ignore[arg-type]  # numpy's stub matches **arrays to allow_pickle
         with open("meta.json", "w", encoding="utf-8") as fh:
             json.dump({"wall_time_sec": wall_time, "status": "ok", "solver_info": solver_info}, fh)

@@ -108,7 +108,7 @@ def _domain(oc: dict[str, Any], out: Imported) -> tuple[dict[str, Any], list[str
 
 
 def _disk(v: dict[str, Any]) -> dict[str, Any]:
-    return {"center": list(v.get("c", v.get("center"))), "radius": v.get("r", v.get("radius"))}
+    return {"center": list(v.get("c", v.get("center")) or []), "radius": v.get("r", v.get("radius"))}
 
 
 def _l_shape(gp: dict, extra: dict, out: Imported) -> dict:
