@@ -202,3 +202,31 @@ def test_a_wrongly_shaped_output_is_an_invalid_artifact(both, tmp_path) -> None:
     assert v["stage"] == "F-Exec"
     assert v["failure"]["category"] == "invalid_artifact"
     assert "56 bytes" in v["failure"]["message"]
+
+
+def test_the_output_adapter_reads_one_binary_or_one_per_component(tmp_path: Path) -> None:
+    """No deal.II needed: the adapter alone, for a vector output with named components."""
+    from casekit.scoring.artifacts import ArtifactError
+
+    t = TRACKS.get("dealii")
+    spec = {"eval_grid": {"type": "uniform", "nx": 4, "ny": 3, "bbox": [0, 1, 0, 1]},
+            "output": {"field": "velocity", "components": ["ux", "uy"]}}
+    a, b = np.arange(12.0).reshape(3, 4), -np.arange(12.0).reshape(3, 4)
+    together = tmp_path / "together"
+    together.mkdir()
+    np.concatenate([a.ravel(), b.ravel()]).tofile(together / "solution_grid.bin")
+    apart = tmp_path / "apart"
+    apart.mkdir()
+    a.tofile(apart / "solution_grid_ux.bin")
+    b.tofile(apart / "solution_grid_uy.bin")
+    for d in (together, apart):
+        t.adapt_output(d, spec)
+        with np.load(d / "solution.npz") as z:
+            assert np.array_equal(z["ux"], a) and np.array_equal(z["uy"], b) and z["x"].shape == (4,)
+    short = tmp_path / "short"
+    short.mkdir()
+    a.tofile(short / "solution_grid_ux.bin")
+    b[:2].tofile(short / "solution_grid_uy.bin")
+    with pytest.raises(ArtifactError) as err:
+        t.adapt_output(short, spec)
+    assert "solution_grid_uy.bin has 64 bytes" in err.value.message and "needs 96" in err.value.message

@@ -144,21 +144,30 @@ class DealiiTrack(Track):
         return RunSpec(["bash", "-c", _RUN, exe], inputs, env, limits, cache_dir, "wrapper", hide, (), image("dealii"))
 
     def adapt_output(self, out_dir: Path, case_spec: dict[str, Any]) -> None:
-        """``solution_grid.bin`` (row-major float64, the output arrays one after another) becomes
-        the canonical ``solution.npz``; a program that wrote ``solution.npz`` itself is left alone."""
-        raw = out_dir / "solution_grid.bin"
-        if (out_dir / "solution.npz").exists() or not raw.is_file():
+        """Native outputs become the canonical ``solution.npz``: ``solution_grid.bin`` (row-major
+        float64, the output arrays one after another) or one ``solution_grid_<name>.bin`` per
+        output array; a program that wrote ``solution.npz`` itself is left alone."""
+        if (out_dir / "solution.npz").exists():
             return
         grid = Grid.from_spec(case_spec["eval_grid"])
         names = output_names(case_spec)
         size = int(np.prod(grid.shape))
-        expected = size * len(names) * 8
-        if raw.stat().st_size != expected:
-            raise ArtifactError("invalid_artifact", f"solution_grid.bin has {raw.stat().st_size} bytes; the grid "
-                                f"{grid.shape} with {len(names)} array(s) {names} needs {expected}")
-        values = np.fromfile(raw, dtype="<f8").reshape(len(names), *grid.shape)
-        arrays = {**grid.axes(), **{n: values[i] for i, n in enumerate(names)}}
-        np.savez(out_dir / "solution.npz", **arrays)
+        together = out_dir / "solution_grid.bin"
+        apart = [out_dir / f"solution_grid_{n}.bin" for n in names]
+        if together.is_file():
+            arrays = dict(zip(names, _read(together, size * len(names), grid.shape, len(names)), strict=True))
+        elif all(f.is_file() for f in apart):
+            arrays = {n: _read(f, size, grid.shape, 1)[0] for n, f in zip(names, apart, strict=True)}
+        else:
+            return  # nothing native: the artifact check reports the missing solution.npz
+        np.savez(out_dir / "solution.npz", **{**grid.axes(), **arrays})
+
+
+def _read(path: Path, count: int, shape: tuple[int, ...], arrays: int) -> np.ndarray:
+    if path.stat().st_size != count * 8 or path.is_symlink():
+        raise ArtifactError("invalid_artifact", f"{path.name} has {path.stat().st_size} bytes; the grid {shape} "
+                            f"with {arrays} array(s) needs {count * 8}")
+    return np.fromfile(path, dtype="<f8").reshape(arrays, *shape)
 
 
 _MESH_CACHE: dict[str, str] = {}
