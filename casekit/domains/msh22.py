@@ -1,14 +1,17 @@
-"""A mesh as gmsh 2.2 ASCII text for programs that read meshes themselves (deal.II's
-``GridIn::read_msh``): straight-sided cells (corner nodes), every boundary facet carrying the
-physical id its tag is given, cells with physical id 0."""
+"""A case's mesh as gmsh 2.2 ASCII text for tracks whose programs read meshes themselves
+(deal.II's ``GridIn::read_msh``, Firedrake's ``Mesh``): straight-sided cells (corner nodes), every
+boundary facet carrying the id of its tag (its 1-based position in ``domain.boundary_tags``),
+cells with physical id 0; and the circles the boundary arcs lie on, for tracks that curve it."""
 
 from __future__ import annotations
 
 import io
+from typing import Any
 
 import numpy as np
 
-from casekit.domains.meshing import MeshData
+from casekit.domains.meshing import MeshData, MeshOptions, generate
+from casekit.domains.template import resolve
 
 #: gmsh element type numbers of the corner-node elements
 _TYPES = {"line": 1, "triangle": 2, "quad": 3, "tetra": 4, "hexahedron": 5}
@@ -51,3 +54,33 @@ def to_msh22(mesh: MeshData, boundary_ids: dict[str, int]) -> str:
         out.write(f"{eid} {_TYPES[cell_kind]} 2 0 1 " + " ".join(str(int(number[n])) for n in cell) + "\n")
     out.write("$EndElements\n")
     return out.getvalue()
+
+
+def boundary_ids(case_spec: dict[str, Any]) -> dict[str, int]:
+    """Boundary id of each tag: its 1-based position in ``domain.boundary_tags``."""
+    return {tag: i for i, tag in enumerate(case_spec["domain"]["boundary_tags"], start=1)}
+
+
+def circles(case_spec: dict[str, Any]) -> list[dict[str, Any]]:
+    """The circles the domain's boundary arcs lie on (the program attaches a polar manifold to
+    boundary faces on them, so a second-order mapping follows the exact curve)."""
+    from casekit.domains.geometry import Arc, Region
+
+    dom = case_spec["domain"]
+    geometry = resolve(dom["type"], dom["geometry_params"]).geometry
+    if not isinstance(geometry, Region):
+        return []
+    seen: dict[tuple[float, float, float], None] = {}
+    for loop in (geometry.outer, *geometry.holes):
+        for piece in loop.pieces:
+            if isinstance(piece.segment, Arc):
+                a = piece.segment
+                seen[(float(a.center[0]), float(a.center[1]), float(a.radius))] = None
+    return [{"center": [cx, cy], "radius": r} for cx, cy, r in seen]
+
+
+def mesh_text(case_spec: dict[str, Any], cells_across: int, cell: str = "simplex") -> str:
+    dom = case_spec["domain"]
+    domain = resolve(dom["type"], dom["geometry_params"])
+    mesh = generate(domain, MeshOptions(cells_across=cells_across, order=1, cell=cell))
+    return to_msh22(mesh, boundary_ids(case_spec))

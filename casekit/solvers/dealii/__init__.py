@@ -3,7 +3,8 @@
 The program is compiled once per (source, deal.II version) into casekit's cache and reused by
 every calibration and reference solve.  Each run gets ``case_spec.json`` (the agent view),
 ``settings.json`` (private settings, every expression pre-printed for muParser, boundary ids)
-and the mesh of the case's domain from the domain registry (:func:`mesh_text`), so deal.II
+and the mesh of the case's domain from the domain registry
+(:func:`casekit.domains.msh22.mesh_text`), so deal.II
 solves on exactly the geometry and tags every other track uses.
 
 Families are registered in :data:`FORMS`: each maps a case_spec to the program's ``solver`` and
@@ -25,9 +26,7 @@ from typing import Any
 
 import sympy as sp
 
-from casekit.domains import resolve
-from casekit.domains.meshing import MeshOptions, generate
-from casekit.domains.msh22 import to_msh22
+from casekit.domains.msh22 import boundary_ids, circles
 from casekit.errors import CasekitError
 from casekit.expr import T, as_expr, exact, param_symbol, to_muparser
 from casekit.registry import Registry
@@ -121,36 +120,6 @@ def mu(value: Any) -> str:
 
 def mu_list(value: Any) -> list[str]:
     return [mu(v) for v in value] if isinstance(value, list) else [mu(value)]
-
-
-def boundary_ids(case_spec: dict[str, Any]) -> dict[str, int]:
-    """Boundary id of each tag: its 1-based position in ``domain.boundary_tags``."""
-    return {tag: i for i, tag in enumerate(case_spec["domain"]["boundary_tags"], start=1)}
-
-
-def circles(case_spec: dict[str, Any]) -> list[dict[str, Any]]:
-    """The circles the domain's boundary arcs lie on (the program attaches a polar manifold to
-    boundary faces on them, so a second-order mapping follows the exact curve)."""
-    from casekit.domains.geometry import Arc, Region
-
-    dom = case_spec["domain"]
-    geometry = resolve(dom["type"], dom["geometry_params"]).geometry
-    if not isinstance(geometry, Region):
-        return []
-    seen: dict[tuple[float, float, float], None] = {}
-    for loop in (geometry.outer, *geometry.holes):
-        for piece in loop.pieces:
-            if isinstance(piece.segment, Arc):
-                a = piece.segment
-                seen[(float(a.center[0]), float(a.center[1]), float(a.radius))] = None
-    return [{"center": [cx, cy], "radius": r} for cx, cy, r in seen]
-
-
-def mesh_text(case_spec: dict[str, Any], cells_across: int, cell: str = "simplex") -> str:
-    dom = case_spec["domain"]
-    domain = resolve(dom["type"], dom["geometry_params"])
-    mesh = generate(domain, MeshOptions(cells_across=cells_across, order=1, cell=cell))
-    return to_msh22(mesh, boundary_ids(case_spec))
 
 
 Form = Callable[[dict[str, Any]], dict[str, Any]]

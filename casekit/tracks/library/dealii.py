@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from casekit.domains.msh22 import mesh_text
 from casekit.errors import CasekitError
 from casekit.execution import PrepareError
 from casekit.grid import Grid
@@ -100,14 +101,14 @@ class DealiiTrack(Track):
                                valid=", ".join(solver.families())) from None
         return {solver.PROGRAM: self._program(),
                 "settings.json": json.dumps(text, sort_keys=True).encode(),
-                "calibration_mesh.msh": solver.mesh_text(case_spec, st.cells_across, st.cell).encode()}
+                "calibration_mesh.msh": mesh_text(case_spec, st.cells_across, st.cell).encode()}
 
     def calibration_submission(self, settings: dict[str, Any], case_spec: dict[str, Any]) -> dict[str, bytes]:
         from casekit.solvers.settings import SolveSettings
 
         st = SolveSettings.from_dict(settings)
         text = solver.settings_json(case_spec, settings, mesh="embedded")
-        mesh = solver.mesh_text(case_spec, st.cells_across, st.cell)
+        mesh = mesh_text(case_spec, st.cells_across, st.cell)
         return {"solver.cpp": solver.single_source(text, mesh).encode()}
 
     def prepare(self, files: dict[str, bytes], work: Path, *, runner: str = "local",
@@ -177,7 +178,7 @@ def _agent_mesh(domain_json: str) -> str:
     """The mesh every run of a case gets (cached per domain: runs repeat)."""
     if domain_json not in _MESH_CACHE:
         domain = json.loads(domain_json)
-        _MESH_CACHE[domain_json] = solver.mesh_text({"domain": domain}, AGENT_MESH_CELLS)
+        _MESH_CACHE[domain_json] = mesh_text({"domain": domain}, AGENT_MESH_CELLS)
     return _MESH_CACHE[domain_json]
 
 

@@ -39,7 +39,7 @@ class FiredrakeTrack(PythonTrack):
         return ("firedrake", "petsc4py", "fenics-ufl", "firedrake-fiat", "mpi4py", "numpy")
 
     def calibration_files(self, settings: dict[str, Any], case_spec: dict[str, Any]) -> dict[str, bytes]:
-        from casekit.solvers.dealii import circles, mesh_text
+        from casekit.domains.msh22 import circles, mesh_text
         from casekit.solvers.settings import SolveSettings
 
         st = SolveSettings.from_dict(settings)
