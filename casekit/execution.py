@@ -1,7 +1,9 @@
-"""Running a submission: prepare it for its track, then one untimed warm-up run and ``repeats``
-timed runs, each a fresh isolated process in a fresh working directory holding only the agent
-view (``case_spec.json``) and the submission.  The runtime is the median of the timed runs'
-solve times, measured by the sandbox -- the same protocol for calibration solvers and agents.
+"""Running a submission: prepare it once for its track (compile a C++ program), then runs, each a
+fresh isolated process in a fresh working directory holding only the agent view
+(``case_spec.json``) and the submission -- nothing carries from one run to the next.  The
+runtime is the median of the runs' solve times, measured by the runner outside the sandbox; the
+same protocol for calibration solvers and agents.  Every run counts: each one's exit and
+artifacts are checked, and a failure names the run it happened in.
 """
 
 from __future__ import annotations
@@ -9,10 +11,12 @@ from __future__ import annotations
 import shutil
 import statistics
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from casekit.errors import CasekitError
 from casekit.runner.base import RUNNERS, RunResult
 from casekit.runner.limits import Limits
 from casekit.scoring.artifacts import ArtifactError
@@ -20,15 +24,23 @@ from casekit.tracks.base import Track
 
 #: kept of stderr in verdicts and reports
 STDERR_TAIL = 4000
+#: the files of a run kept next to its verdict
+KEPT = ("solution.npz", "meta.json", "stdout.txt", "stderr.txt", "solution_grid.bin")
+
+Failure = tuple[str, str]  # (category, message)
+#: checks one run's outputs (a directory); returns a failure or None
+Check = Callable[[Path], "Failure | None"]
 
 
 @dataclass
 class Execution:
     runs: list[RunResult] = field(default_factory=list)
-    #: the artifacts of the last completed run (solution.npz, meta.json, logs)
+    #: the artifacts of the last run (solution.npz, meta.json, logs)
     artifacts: Path | None = None
-    failure: tuple[str, str] | None = None  # (category, message)
-    repeats: int = 0
+    failure: Failure | None = None
+    #: which run failed ("run 2 of 3"), when one did
+    failed_run: str = ""
+    timed: bool = True
 
     @property
     def ok(self) -> bool:
@@ -36,13 +48,12 @@ class Execution:
 
     @property
     def solve_times(self) -> list[float]:
-        timed = self.runs[len(self.runs) - self.repeats:] if self.repeats else []
-        return [r.solve_seconds for r in timed if r.solve_seconds is not None]
+        return [r.solve_seconds for r in self.runs if r.solve_seconds is not None] if self.timed else []
 
     @property
     def runtime(self) -> float | None:
         times = self.solve_times
-        return statistics.median(times) if times and len(times) == self.repeats else None
+        return statistics.median(times) if times and len(times) == len(self.runs) and self.ok else None
 
     @property
     def exit_status(self) -> int | None:
@@ -53,66 +64,6 @@ class Execution:
         return self.runs[-1].stderr[-STDERR_TAIL:] if self.runs else ""
 
 
-def execute(track: Track, files: dict[str, bytes], case_spec: dict[str, Any], artifacts: Path, *,
-            repeats: int = 0, warmup: bool = True, limits: Limits | None = None,
-            cache_dir: Path | None = None, hide: tuple[Path, ...] = (), runner: str = "local") -> Execution:
-    """Run ``files`` on ``case_spec``; the last run's outputs end up in ``artifacts``."""
-    limits = limits or Limits()
-    run = RUNNERS.get(runner)
-    ex = Execution(repeats=repeats)
-    with tempfile.TemporaryDirectory(prefix="casekit-exec-") as tmp:
-        work = Path(tmp)
-        try:
-            prepared = track.prepare(files, work, runner=runner, hide=hide)
-        except PrepareError as exc:
-            ex.failure = (exc.category, exc.message)
-            return ex
-        total = (1 if warmup or repeats == 0 else 0) + repeats
-        for i in range(total):
-            dest = work / f"run{i}"
-            spec = track.run_spec(prepared, case_spec, limits, cache_dir, hide)
-            result = run.run(spec, dest)
-            ex.runs.append(result)
-            (dest / "stdout.txt").write_text(result.stdout)
-            (dest / "stderr.txt").write_text(result.stderr)
-            if result.timed_out:
-                ex.failure = ("timeout", f"no result within {limits.timeout_sec:g} s")
-            elif result.exit_code != 0:
-                ex.failure = ("crash", _crash_message(result))
-            else:
-                try:
-                    track.adapt_output(dest, case_spec)
-                except ArtifactError as exc:
-                    ex.failure = (exc.category, exc.message)
-            _keep(dest, artifacts)
-            if ex.failure:
-                break
-    ex.artifacts = artifacts
-    return ex
-
-
-def _crash_message(result: RunResult) -> str:
-    last = [ln for ln in result.stderr.strip().splitlines() if ln.strip()]
-    tail = last[-1] if last else "no error output"
-    if result.exit_code == 3:
-        return f"the submission has no usable solve function: {tail}"
-    if result.exit_code == 90:
-        return "the sandbox could not be set up: " + tail
-    if result.exit_code is not None and result.exit_code > 128:
-        return f"killed by signal {result.exit_code - 128} (limits: memory, CPU time, files): {tail}"
-    return f"exit status {result.exit_code}: {tail}"
-
-
-def _keep(src: Path, dest: Path) -> None:
-    if dest.exists():
-        shutil.rmtree(dest)
-    dest.mkdir(parents=True)
-    for name in ("solution.npz", "meta.json", "stdout.txt", "stderr.txt", "solution_grid.bin"):
-        f = src / name
-        if f.is_file() and not f.is_symlink():
-            shutil.copy2(f, dest / name)
-
-
 class PrepareError(Exception):
     """A submission that cannot be prepared (e.g. a C++ compile error)."""
 
@@ -120,3 +71,84 @@ class PrepareError(Exception):
         super().__init__(message)
         self.category = category
         self.message = message
+
+
+def run_once(track: Track, prepared: dict[str, bytes], case_spec: dict[str, Any], dest: Path, *, limits: Limits,
+             hide: tuple[Path, ...], runner: str, check: Check | None = None) -> tuple[RunResult, Failure | None]:
+    """One fresh isolated run of a prepared submission; its outputs (adapted to the canonical
+    artifacts) and logs land in ``dest``.  A sandbox that cannot be set up raises: that is the
+    evaluator's failure, never the submission's."""
+    result = RUNNERS.get(runner).run(track.run_spec(prepared, case_spec, limits, hide), dest)
+    if result.setup_error:
+        raise CasekitError(f"the {runner} sandbox could not be set up: {result.setup_error}")
+    (dest / "stdout.txt").write_text(result.stdout)
+    (dest / "stderr.txt").write_text(result.stderr)
+    failure: Failure | None = None
+    if result.timed_out:
+        failure = ("timeout", f"no result within {limits.timeout_sec:g} s")
+    elif result.exit_code != 0:
+        failure = ("crash", crash_message(result))
+    else:
+        try:
+            track.adapt_output(dest, case_spec)
+        except ArtifactError as exc:
+            failure = (exc.category, exc.message)
+        if failure is None and check is not None:
+            failure = check(dest)
+    return result, failure
+
+
+def execute(track: Track, files: dict[str, bytes], case_spec: dict[str, Any], artifacts: Path, *,
+            repeats: int = 0, limits: Limits | None = None, hide: tuple[Path, ...] = (),
+            runner: str = "local", check: Check | None = None) -> Execution:
+    """Prepare ``files`` and run them ``max(repeats, 1)`` times (timed when ``repeats > 0``),
+    stopping at the first failed run; the last run's outputs end up in ``artifacts``."""
+    limits = limits or Limits()
+    total = max(repeats, 1)
+    ex = Execution(timed=repeats > 0)
+    with tempfile.TemporaryDirectory(prefix="casekit-exec-") as tmp:
+        work = Path(tmp)
+        try:
+            prepared = track.prepare(files, work, runner=runner, hide=hide)
+        except PrepareError as exc:
+            ex.failure = (exc.category, exc.message)
+            return ex
+        for i in range(total):
+            dest = work / f"run{i}"
+            result, failure = run_once(track, prepared, case_spec, dest, limits=limits, hide=hide, runner=runner,
+                                       check=check)
+            ex.runs.append(result)
+            keep(dest, artifacts)
+            if failure:
+                ex.failure = failure
+                ex.failed_run = run_label(i, total)
+                break
+    ex.artifacts = artifacts
+    return ex
+
+
+def run_label(index: int, total: int) -> str:
+    return f"run {index + 1} of {total}"
+
+
+def crash_message(result: RunResult) -> str:
+    last = [ln for ln in result.stderr.strip().splitlines() if ln.strip()]
+    tail = last[-1][:500] if last else "no error output"
+    if result.exit_code == 3:
+        return f"the submission has no usable solve function: {tail}"
+    if result.out_of_memory:
+        return f"killed: out of memory (the run's limit covers its processes and scratch files): {tail}"
+    if result.exit_code is not None and result.exit_code > 128:
+        return f"killed by signal {result.exit_code - 128} (limits: memory, CPU time, files): {tail}"
+    return f"exit status {result.exit_code}: {tail}"
+
+
+def keep(src: Path, dest: Path) -> None:
+    """Copy a run's artifacts and logs to ``dest`` (replacing what was there)."""
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True)
+    for name in KEPT:
+        f = src / name
+        if f.is_file() and not f.is_symlink():
+            shutil.copy2(f, dest / name)

@@ -25,6 +25,11 @@ def machine() -> dict[str, Any]:
             "python": platform.python_version()}
 
 
+def machine_label() -> str:
+    m = machine()
+    return f"{m['cpu_model'] or 'unknown CPU'} ({m['cpu_count']} CPUs, {m['platform']})"
+
+
 def environment(track_name: str, versions: dict[str, str]) -> dict[str, Any]:
     return {"casekit_version": __version__, "track": track_name, "libraries": dict(sorted(versions.items())),
             **machine()}

@@ -17,22 +17,24 @@ TAIL_BYTES = 64 * 1024
 class RunSpec:
     """One isolated run: ``command`` runs in a fresh working directory holding ``inputs``.
 
-    ``env`` is the complete environment of the command (nothing else is inherited).
-    ``cache_dir`` is a persistent home directory shared by the runs of one submission (JIT
-    caches), ``timing`` how the timed region starts: ``harness`` (the Python harness writes a
-    start byte on ``CASEKIT_TIMING_FD``), ``wrapper`` (right before the command starts: compiled
-    programs), or ``none``.
+    ``env`` is the complete environment of the command (nothing else is inherited).  Every run
+    starts from a fresh state: a new working directory, home and scratch, nothing kept from an
+    earlier run (JIT caches included).  ``timing`` is how the timed region starts: ``harness``
+    (the Python harness writes a start byte on ``CASEKIT_TIMING_FD``), ``wrapper`` (right before
+    the command starts: compiled programs), or ``none``; it ends when the run's last process is
+    gone.
     """
 
     command: list[str]
     inputs: dict[str, bytes]
     env: dict[str, str]
     limits: Limits = field(default_factory=Limits)
-    cache_dir: Path | None = None
     timing: str = "harness"
-    #: host paths the run must not see (evaluator data); hidden in the sandbox
+    #: host paths the run must not see even where they lie inside a needed path (evaluator data;
+    #: casekit's own package is always added)
     hide: tuple[Path, ...] = ()
-    #: read-only host paths the command needs (interpreters, libraries); never hidden
+    #: read-only host paths the command needs (interpreters, libraries); nothing else of the host
+    #: file system exists in a local sandbox
     needs: tuple[Path, ...] = ()
     #: the container image of the track's environment (container runners only)
     image: str = ""
@@ -51,6 +53,10 @@ class RunResult:
     outputs: Path
     isolation: str
     notes: list[str] = field(default_factory=list)
+    #: the run went over its memory limit and was killed for it
+    out_of_memory: bool = False
+    #: the sandbox could not be set up (the evaluator's problem, not the submission's)
+    setup_error: str = ""
 
     @property
     def ok(self) -> bool:

@@ -7,7 +7,9 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Limits:
-    """Wall-clock timeout, address space, CPU time, file size, scratch disk, processes, files."""
+    """Limits of one run.  The local runner enforces memory, processes and CPU share per run (a
+    cgroup: memory counts the run's tmpfs scratch too), scratch sizes per tmpfs, and CPU time,
+    file size and open files per process."""
 
     timeout_sec: float = 300.0
     memory_mb: int = 4096
@@ -16,6 +18,8 @@ class Limits:
     disk_mb: int = 1024
     nproc: int = 256
     nofile: int = 512
+    #: CPU share of the run (cores); a single-threaded solver never feels a quota of 1
+    cpus: float = 1.0
 
     @property
     def cpu(self) -> int:

@@ -22,9 +22,9 @@ from typing import Any
 
 from casekit.errors import CasekitError
 from casekit.registry import Registry
-from casekit.resources import data_dir
 from casekit.runner.base import RunSpec
 from casekit.runner.limits import Limits
+from casekit.solvers.bundle import solver_source
 
 #: every PDE family of the design (tracks that cover all of them say so with this)
 FAMILY_NAMES = ("poisson", "helmholtz", "biharmonic", "linear_elasticity", "heat", "convection_diffusion",
@@ -32,7 +32,7 @@ FAMILY_NAMES = ("poisson", "helmholtz", "biharmonic", "linear_elasticity", "heat
 
 #: environment of every run: one thread per BLAS/OpenMP pool so timings are comparable
 THREAD_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-              "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1"}
+              "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1", "PYTHONNOUSERSITE": "1"}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -44,6 +44,8 @@ class Track(ABC):
     families: tuple[str, ...] = ()
     #: domain templates it can mesh (empty: all registered)
     domains: tuple[str, ...] = ()
+    #: the files a submission consists of (read from a submission directory)
+    submission_files: tuple[str, ...] = ()
 
     def supports(self, family: str, domain: str) -> bool:
         return family in self.families and (not self.domains or domain in self.domains)
@@ -68,8 +70,8 @@ class Track(ABC):
 
     @abstractmethod
     def run_spec(self, files: dict[str, bytes], case_spec: dict[str, Any], limits: Limits,
-                 cache_dir: Path | None, hide: tuple[Path, ...]) -> RunSpec:
-        """How one run of a (prepared) submission executes."""
+                 hide: tuple[Path, ...]) -> RunSpec:
+        """How one run of a (prepared) submission executes (always from a fresh state)."""
 
     def prepare(self, files: dict[str, bytes], work: Path, *, runner: str = "local",
                 hide: tuple[Path, ...] = ()) -> dict[str, bytes]:
@@ -82,17 +84,12 @@ class Track(ABC):
         Raises ``ArtifactError`` for native outputs that cannot be converted."""
 
 
-def _package_paths() -> tuple[Path, ...]:
-    """The casekit package and its data: the sandbox must see them (read-only)."""
-    pkg = Path(__file__).resolve().parent.parent
-    return tuple(p for p in (pkg, data_dir("schemas"), data_dir("templates")) if p.exists())
-
-
 @dataclass(frozen=True, kw_only=True)
 class PythonTrack(Track):
     """A track whose submissions are Python ``solve(case_spec)`` functions."""
 
     language: str = "python"
+    submission_files: tuple[str, ...] = ("solver.py",)
     #: modules the harness imports before the timed region starts
     preload: tuple[str, ...] = ()
     #: module providing ``solve(case_spec, settings)`` for calibration
@@ -114,9 +111,14 @@ class PythonTrack(Track):
                 "print(json.dumps(out))")
         try:
             r = subprocess.run([str(self.python()), "-c", code], capture_output=True, text=True, timeout=120)
-            return json.loads(r.stdout) if r.returncode == 0 else {}
-        except (OSError, subprocess.TimeoutExpired, json.JSONDecodeError):
-            return {}
+            if r.returncode == 0:
+                return dict(json.loads(r.stdout))
+            why = (r.stderr.strip().splitlines() or [f"exit status {r.returncode}"])[-1]
+        except (OSError, subprocess.TimeoutExpired, json.JSONDecodeError) as exc:
+            why = str(exc)
+        # versions are part of every cache key and record: never go on without them
+        raise CasekitError(f"cannot read the {self.name} track's library versions with {self.python()}: {why}",
+                           valid=f"a usable {self.name} environment (casekit env check {self.name})")
 
     def version_packages(self) -> tuple[str, ...]:
         return ()
@@ -135,32 +137,35 @@ class PythonTrack(Track):
         return True, "ok"
 
     def calibration_files(self, settings: dict[str, Any], case_spec: dict[str, Any]) -> dict[str, bytes]:
-        source = (
-            f'"""casekit calibration solver ({self.name}); the settings are private."""\n\n'
-            f"from {self.solver_module} import solve as _solve\n\n"
-            f"SETTINGS = {json.dumps(settings, sort_keys=True)!r}\n\n\n"
-            "def solve(case_spec):\n"
-            "    import json\n\n"
-            "    _solve(case_spec, json.loads(SETTINGS))\n"
-        )
+        """One self-contained ``solver.py``: casekit's runtime modules and this track's solvers
+        travel inside it (the sandbox never sees the casekit package)."""
+        package = self.solver_module.removeprefix("casekit.solvers.")
+        body = (f"SETTINGS = {json.dumps(settings, sort_keys=True)!r}\n\n\n"
+                "def solve(case_spec):\n"
+                "    import json\n\n"
+                "    _casekit_runtime()\n"
+                f"    from {self.solver_module} import solve as _solve\n\n"
+                "    _solve(case_spec, json.loads(SETTINGS))\n")
+        source = solver_source(f"casekit calibration solver ({self.name}); the settings are private.", body, package)
         return {"solver.py": source.encode()}
 
     def needs(self) -> tuple[Path, ...]:
+        """The track's environment and its base interpreter (read-only in the sandbox)."""
         py = self.python()
         venv = py.parent.parent
         base = Path(os.path.realpath(py)).parent.parent
-        return (venv, base, *_package_paths())
+        return (venv, base)
 
     def run_spec(self, files: dict[str, bytes], case_spec: dict[str, Any], limits: Limits,
-                 cache_dir: Path | None, hide: tuple[Path, ...]) -> RunSpec:
+                 hide: tuple[Path, ...]) -> RunSpec:
         if "solver.py" not in files:
             raise CasekitError(f"a {self.name} submission needs solver.py", valid="solver.py with solve(case_spec)")
         harness = (Path(__file__).resolve().parent.parent / "runner" / "harness_python.py").read_bytes()
         inputs = {**files, "harness.py": harness, "case_spec.json": json.dumps(case_spec).encode()}
         env = {"PATH": f"{self.python().parent}:/usr/bin:/bin", **THREAD_ENV, **self.extra_env,
                "CASEKIT_PRELOAD": ",".join(self.preload)}
-        return RunSpec([str(self.python()), "harness.py"], inputs, env, limits, cache_dir, "harness", hide,
-                       self.needs(), image(self.name))
+        return RunSpec([str(self.python()), "-s", "harness.py"], inputs, env, limits, "harness", hide, self.needs(),
+                       image(self.name))
 
 
 def image(track: str) -> str:

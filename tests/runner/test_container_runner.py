@@ -21,7 +21,7 @@ LIMITS = Limits(timeout_sec=60, memory_mb=2048, file_mb=64, disk_mb=256, nproc=6
 
 def _spec(timing: str = "harness", command: list[str] | None = None) -> RunSpec:
     return RunSpec(command or [sys.executable, "harness.py"], {"solver.py": b""},
-                   {"PATH": "/host/bin", "OMP_NUM_THREADS": "1"}, LIMITS, None, timing, (), (), "casekit/dolfinx:0.11")
+                   {"PATH": "/host/bin", "OMP_NUM_THREADS": "1"}, LIMITS, timing, (), (), "casekit/dolfinx:0.11")
 
 
 @pytest.mark.parametrize("engine", ["docker", "podman"])

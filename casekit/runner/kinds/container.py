@@ -1,9 +1,9 @@
 """Container runners (docker, podman, apptainer) for machines that have an engine.
 
-A run is the same contract as the local sandbox: a fresh working directory holding only the
-run's inputs (bind-mounted at ``/work``), the track's image (``RunSpec.image``), no network, an
-unprivileged user, a read-only root, private scratch, memory / process / file-size limits and
-a wall-clock timeout.  The timed region starts when the harness (or, for compiled programs,
+A run is the same contract as the local sandbox: a fresh working directory and home holding only
+the run's inputs (bind-mounted at ``/work``; nothing survives from one run to the next), the
+track's image (``RunSpec.image``), no network, an unprivileged user, a read-only root, private
+scratch, memory / process / file-size limits and a wall-clock timeout.  The timed region starts when the harness (or, for compiled programs,
 the in-container wrapper) writes a byte into the bind-mounted timing FIFO, and ends when the
 engine's process exits -- measured here, outside the container (the kernel's monotonic clock is
 shared, so the harness cannot move it).  Engine start-up and teardown fall outside the start
@@ -25,6 +25,7 @@ from pathlib import Path
 
 from casekit.errors import CasekitError
 from casekit.runner.base import RUNNERS, RunResult, RunSpec
+from casekit.runner.supervisor import read_outputs
 
 #: where the inputs and the timing FIFO appear inside the container
 WORK, TIMING = "/work", "/casekit/timing"
@@ -132,13 +133,20 @@ class ContainerRunner:
         ended = time.monotonic()
         os.close(reader)
         dest.mkdir(parents=True, exist_ok=True)
-        for f in work.iterdir():
-            if f.is_file() and not f.is_symlink():
-                shutil.copy2(f, dest / f.name)
+        # the container and every process in it are gone (docker run --rm --init returns after
+        # that): read what the run left, never following links, bounded
+        skipped: list[str] = []
+        dfd = os.open(work, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        try:
+            for name, data in read_outputs(dfd, set(spec.inputs) | {".home"}, 32, spec.limits.file_mb * 2**20,
+                                           2 * spec.limits.file_mb * 2**20, skipped):
+                (dest / name).write_bytes(data)
+        finally:
+            os.close(dfd)
         solve = ended - started if started is not None and not timed_out else None
         return RunResult(None if timed_out else proc.returncode, timed_out, solve, ended - t0,
                          out.decode("utf-8", "replace")[-65536:], err.decode("utf-8", "replace")[-65536:],
-                         dest, self.name, [])
+                         dest, self.name, [f"outputs not collected: {', '.join(skipped)}"] if skipped else [])
 
 
 for _engine in ("docker", "podman", "apptainer"):

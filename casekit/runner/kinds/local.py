@@ -1,65 +1,80 @@
-"""The default runner: an isolated local process.
+"""The default runner: an isolated local process (bubblewrap + a cgroup per run).
 
-As root it runs the command in fresh mount, PID, network, IPC and UTS namespaces
-(``unshare``), as the unprivileged user ``nobody``, in a size-limited tmpfs working directory
-that holds only the run's inputs, with evaluator paths hidden under empty tmpfs mounts, a
-scrubbed environment, resource limits (``prlimit``) and a wall-clock timeout; the whole process
-tree dies with the namespace.  Without root it uses a user namespace for the same isolation
-(minus the change of user).  The timed region is measured here, outside the sandbox, from the
-harness's start signal to the trusted wrapper's end signal.
+A run is started by a trusted supervisor (``casekit/runner/supervisor.py``) in a private mount
+namespace.  The command runs under bubblewrap on a root built from nothing -- the operating
+system's directories and the track's environment read-only, fresh size-limited scratch and home,
+the working directory holding only the run's inputs -- in new PID, network (loopback only), IPC,
+UTS and cgroup namespaces, as an unprivileged user without capabilities, inside its own cgroup
+(memory including its tmpfs pages, process count, CPU quota) with per-process limits on CPU
+time, file size and open files, and a wall-clock timeout.
+
+Two modes, chosen by who runs casekit:
+
+* ``root``: bubblewrap runs privileged and ``setpriv`` drops to ``nobody`` (uid 65534) with no
+  capabilities and ``no_new_privs`` right before the command.
+* ``userns`` (without root): the supervisor makes its own user namespace for the work tmpfs, and
+  bubblewrap a nested one in which the command is uid 65534; it needs unprivileged user
+  namespaces and a cgroup v2 subtree delegated to the user.
+
+Where either cannot be had, the runner refuses to run untrusted code (no weaker fallback).
+
+The timed region starts when the harness (or, for compiled programs, the trusted start wrapper)
+writes its start byte, and ends when the run's last process is gone: when the command exits,
+the supervisor kills whatever is left in the run's cgroup and waits for it before it signals the
+end.  Outputs are read after that, by the sandbox's own user, never following links.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import selectors
 import shutil
 import signal
+import struct
 import subprocess
+import sys
 import tempfile
 import threading
 import time
 from functools import cache
 from pathlib import Path
+from typing import Any, BinaryIO
 
 from casekit.errors import CasekitError
+from casekit.runner import bwrap, cgroups
 from casekit.runner.base import RUNNERS, TAIL_BYTES, RunResult, RunSpec
+from casekit.runner.supervisor import SETUP_FAILED
 
-SCRIPT = (Path(__file__).resolve().parent.parent / "sandbox_script.sh").read_text()
+SUPERVISOR = Path(__file__).resolve().parent.parent / "supervisor.py"
 RUNS_ROOT = Path(os.environ.get("CASEKIT_RUNS_DIR", "/tmp/casekit-runs"))
-#: where the run's working tree is mounted inside the sandbox (on a fresh tmpfs over /run)
-SANDBOX_MNT = "/run/casekit"
 SANDBOX_UID = SANDBOX_GID = 65534  # nobody / nogroup
+#: how many output files, and how large, a run may hand back
+MAX_OUTPUT_FILES = 32
 
 
-@cache
-def _userns_works() -> bool:
-    try:
-        r = subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "--net", "--pid", "--fork",
-                            "true"], capture_output=True, timeout=20)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return r.returncode == 0
+def _casekit_paths() -> list[Path]:
+    """casekit's own package and data (wherever they are installed): never visible to a run, even
+    inside a bound environment."""
+    import site
 
+    import casekit
 
-def isolation_mode() -> str:
-    if shutil.which("unshare") is None or shutil.which("prlimit") is None:
-        return "unavailable"
-    if os.geteuid() == 0:
-        return "root"
-    return "userns" if _userns_works() else "unavailable"
+    pkg = Path(casekit.__file__).resolve().parent
+    installed = [Path(p) / "casekit" for p in site.getsitepackages()]
+    return [pkg, pkg.parent / "schemas", pkg.parent / "templates", pkg.parent / "cases", *installed]
 
 
 class _Tail:
     """Drains a pipe in a thread, keeping only the last TAIL_BYTES."""
 
-    def __init__(self, stream) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, stream: BinaryIO) -> None:
         self.data = bytearray()
         self.thread = threading.Thread(target=self._drain, args=(stream,), daemon=True)
         self.thread.start()
 
-    def _drain(self, stream) -> None:  # type: ignore[no-untyped-def]
-        for chunk in iter(lambda: stream.read1(65536), b""):
+    def _drain(self, stream: BinaryIO) -> None:
+        for chunk in iter(lambda: stream.read1(65536), b""):  # type: ignore[attr-defined]
             self.data += chunk
             if len(self.data) > 2 * TAIL_BYTES:
                 del self.data[:-TAIL_BYTES]
@@ -69,147 +84,245 @@ class _Tail:
         return bytes(self.data[-TAIL_BYTES:]).decode("utf-8", "replace")
 
 
+class _Results:
+    """Reads the supervisor's result frames in a thread; output files land in ``dest``."""
+
+    def __init__(self, fd: int, dest: Path) -> None:
+        self.dest = dest
+        self.status: dict[str, Any] = {}
+        self.skipped: list[str] = []
+        self.files: list[str] = []
+        self.error = ""
+        self.stream = os.fdopen(fd, "rb", buffering=1 << 16)
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _exact(self, n: int) -> bytes:
+        data = self.stream.read(n)
+        if data is None or len(data) != n:
+            raise EOFError
+        return data
+
+    def _read(self) -> None:
+        try:
+            while True:
+                try:
+                    (size,) = struct.unpack(">I", self._exact(4))
+                except EOFError:
+                    return
+                if size > 1 << 20:
+                    raise ValueError("oversized frame header")
+                header = json.loads(self._exact(size))
+                if "file" in header:
+                    name = str(header["file"])
+                    if "/" in name or name.startswith("."):
+                        raise ValueError(f"bad output name {name!r}")
+                    self.dest.mkdir(parents=True, exist_ok=True)
+                    tmp = self.dest / f".{name}.part"
+                    with open(tmp, "wb") as fh:
+                        left = int(header["size"])
+                        while left:
+                            chunk = self._exact(min(left, 1 << 20))
+                            fh.write(chunk)
+                            left -= len(chunk)
+                    os.replace(tmp, self.dest / name)
+                    self.files.append(name)
+                elif "skipped" in header:
+                    self.skipped = [str(s) for s in header["skipped"]]
+                else:
+                    self.status.update(header)
+        except (EOFError, ValueError, OSError) as exc:
+            self.error = f"the run's outputs could not be read: {exc}"
+        finally:
+            self.stream.close()
+
+    def join(self) -> None:
+        self.thread.join(timeout=60)
+
+
+@cache
+def _probe(mode: str) -> str:
+    """Runs ``true`` through the whole sandbox once; "" when it works, else why not."""
+    runner = LocalRunner()
+    with tempfile.TemporaryDirectory(prefix="casekit-probe-") as tmp:
+        try:
+            r = runner._run_checked(RunSpec(["/bin/true"], {}, {"PATH": "/usr/bin:/bin"}, timing="none"),
+                                    Path(tmp) / "out", mode)
+        except CasekitError as exc:
+            return exc.message
+    if r.setup_error:
+        return r.setup_error
+    if r.exit_code != 0:
+        return f"a trial run exited with {r.exit_code}: {r.stderr.strip()[-500:]}"
+    return ""
+
+
+def isolation_mode() -> str:
+    """``root``, ``userns`` or ``unavailable`` (:func:`unavailable_reason` says why)."""
+    return "unavailable" if unavailable_reason() else ("root" if os.geteuid() == 0 else "userns")
+
+
+@cache
+def unavailable_reason() -> str:
+    mode = "root" if os.geteuid() == 0 else "userns"
+    try:
+        bwrap.binary()
+        cgroups.manager()
+    except (bwrap.BwrapUnavailable, cgroups.CgroupUnavailable) as exc:
+        return str(exc)
+    return _probe(mode)
+
+
 class LocalRunner:
     name = "local"
 
     def available(self) -> tuple[bool, str]:
+        why = unavailable_reason()
+        if why:
+            return False, why
         mode = isolation_mode()
-        if mode == "unavailable":
-            return False, "needs unshare and prlimit (util-linux) and root or user namespaces"
-        return True, f"namespaces ({'root: runs as nobody' if mode == 'root' else 'user namespace'})"
+        return True, (f"bubblewrap sandbox ({'root: runs as nobody' if mode == 'root' else 'user namespace'}), "
+                      f"{cgroups.manager().how}")
 
     def run(self, spec: RunSpec, dest: Path) -> RunResult:
-        mode = isolation_mode()
-        if mode == "unavailable":
-            raise CasekitError("the local sandbox is unavailable here: " + self.available()[1],
-                               valid="run as root or enable user namespaces, or use a container runner")
+        why = unavailable_reason()
+        if why:
+            raise CasekitError("the local sandbox is unavailable here, so untrusted code is not run: " + why,
+                               valid="run as root, or without root with unprivileged user namespaces and a "
+                                     "delegated cgroup v2 subtree; or use a container runner")
+        return self._run_checked(spec, dest, isolation_mode())
+
+    def _run_checked(self, spec: RunSpec, dest: Path, mode: str) -> RunResult:
+        for name in spec.inputs:
+            if "/" in name or name.startswith(".") or not name:
+                raise CasekitError(f"input file name {name!r} is not a plain file name")
+        try:
+            cg = cgroups.manager().create(spec.limits.memory_mb, spec.limits.nproc, spec.limits.cpus)
+        except (cgroups.CgroupUnavailable, OSError) as exc:
+            raise CasekitError(f"cannot create the run's cgroup: {exc}") from None
         RUNS_ROOT.mkdir(mode=0o711, parents=True, exist_ok=True)
         run_dir = Path(tempfile.mkdtemp(prefix="run-", dir=RUNS_ROOT))
         try:
-            return self._run(spec, dest, run_dir, Path(SANDBOX_MNT), mode)
+            return self._run(spec, dest, run_dir, mode, cg)
         finally:
+            cg.remove()
             shutil.rmtree(run_dir, ignore_errors=True)
 
-    def _run(self, spec: RunSpec, dest: Path, run_dir: Path, mnt: Path, mode: str) -> RunResult:
-        (run_dir / "in").mkdir()
-        (run_dir / "out").mkdir()
+    def _run(self, spec: RunSpec, dest: Path, run_dir: Path, mode: str, cg: cgroups.RunCgroup) -> RunResult:
+        inputs, work = run_dir / "in", run_dir / "work"
+        inputs.mkdir(mode=0o700)
+        work.mkdir(mode=0o700)
         for name, data in spec.inputs.items():
-            if "/" in name or name.startswith("."):
-                raise CasekitError(f"input file name {name!r} is not a plain file name")
-            (run_dir / "in" / name).write_bytes(data)
-        if spec.cache_dir is not None:
-            spec.cache_dir.mkdir(parents=True, exist_ok=True)
-        hide = _hide_list(spec)
+            (inputs / name).write_bytes(data)
+        lim = spec.limits
         r_start, w_start = os.pipe()
         r_end, w_end = os.pipe()
-        lim = spec.limits
-        wrapper_env = {
-            "PATH": "/usr/sbin:/usr/bin:/sbin:/bin",
-            "CK_RUN": str(run_dir), "CK_MNT": str(mnt), "CK_DISK_MB": str(lim.disk_mb),
-            "CK_CACHE": str(spec.cache_dir or ""), "CK_HIDE": ":".join(str(p) for p in hide),
-            "CK_KEEP": ":".join(str(Path(p).resolve()) for p in spec.needs),
-            "CK_DROP": "1" if mode == "root" else "0", "CK_UID": str(SANDBOX_UID), "CK_GID": str(SANDBOX_GID),
-            "CK_START_FD": str(w_start), "CK_END_FD": str(w_end), "CK_TIMING": spec.timing,
-            "CK_LIMITS": " ".join([f"--as={lim.memory_mb * 1024 * 1024}", f"--cpu={lim.cpu}",
-                                   f"--fsize={lim.file_mb * 1024 * 1024}", f"--nproc={lim.nproc}",
-                                   f"--nofile={lim.nofile}", "--core=0"]),
-        }
-        ns = ["--mount", "--net", "--pid", "--fork", "--kill-child", "--ipc", "--uts"]
-        if mode == "userns":
-            ns = ["--user", "--map-root-user", *ns]
-        env_args = ["env", "-i", *(f"{k}={v}" for k, v in spec.env.items()),
-                    f"HOME={mnt}/home", f"TMPDIR={mnt}/work"]
+        r_res, w_res = os.pipe()
+        timed = spec.timing in ("harness", "wrapper")
+        env = dict(spec.env)
         if spec.timing == "harness":
-            env_args.append(f"CASEKIT_TIMING_FD={w_start}")
-        cmd = ["unshare", *ns, "bash", "-c", SCRIPT, "casekit-sandbox", *env_args, *spec.command]
+            env["CASEKIT_TIMING_FD"] = str(w_start)
+        needs = [Path(os.path.realpath(p)) for p in spec.needs]
+        masks = [m for m in {Path(os.path.realpath(p)) for p in (*spec.hide, *_casekit_paths())}
+                 if m.is_dir() and any(n == m or n in m.parents for n in needs)]
+        argv = bwrap.command(argv=list(spec.command), env=env, needs=needs, masks=sorted(masks), work=work,
+                             scratch_bytes=lim.disk_mb * 1024 * 1024, mode=mode, uid=SANDBOX_UID,
+                             gid=SANDBOX_GID, start_fd=w_start if timed else None, timing=spec.timing)
+        config = {
+            "mode": mode, "uid": SANDBOX_UID, "gid": SANDBOX_GID, "work": str(work), "inputs": str(inputs),
+            "input_names": sorted(spec.inputs), "disk_mb": lim.disk_mb, "bwrap": argv,
+            "cgroup": cg.to_supervisor(), "pass_fds": [w_start] if timed else [],
+            "rlimits": {"cpu": lim.cpu, "fsize": lim.file_mb * 1024 * 1024, "nofile": lim.nofile, "core": 0},
+            "end_fd": w_end, "result_fd": w_res,
+            "collect": {"max_files": MAX_OUTPUT_FILES, "max_file_bytes": lim.file_mb * 1024 * 1024,
+                        "max_total_bytes": 2 * lim.file_mb * 1024 * 1024},
+        }
         t0 = time.monotonic()
-        proc = subprocess.Popen(cmd, env=wrapper_env, pass_fds=(w_start, w_end), stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-        os.close(w_start)
-        os.close(w_end)
-        out, err = _Tail(proc.stdout), _Tail(proc.stderr)
+        proc = subprocess.Popen([sys.executable, "-I", str(SUPERVISOR)], env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin"},
+                                pass_fds=(w_start, w_end, w_res), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, start_new_session=True)
+        for fd in (w_start, w_end, w_res):
+            os.close(fd)
+        out, err = _Tail(proc.stdout), _Tail(proc.stderr)  # type: ignore[arg-type]
+        results = _Results(r_res, dest)
+        try:
+            assert proc.stdin is not None
+            proc.stdin.write(json.dumps(config).encode())
+            proc.stdin.close()
+        except BrokenPipeError:
+            pass
         started, ended, timed_out = _watch(r_start, r_end, proc, t0 + lim.timeout_sec)
         if timed_out:
+            cg.kill()
             _kill(proc)
         try:
-            exit_code = proc.wait(timeout=60)
+            proc.wait(timeout=120)
         except subprocess.TimeoutExpired:
+            cg.kill()
             _kill(proc)
-            exit_code = proc.wait()
+            proc.wait()
         wall = time.monotonic() - t0
         os.close(r_start)
         os.close(r_end)
-        dest.mkdir(parents=True, exist_ok=True)
-        for f in (run_dir / "out").iterdir():
-            if f.is_file() and not f.is_symlink():
-                shutil.move(str(f), dest / f.name)
-        notes = []
-        if exit_code == 90:
-            notes.append("the sandbox could not be set up")
+        results.join()
+        status = results.status
+        notes: list[str] = []
+        setup_error = str(status.get("setup_error", ""))
+        if proc.returncode == SETUP_FAILED and not setup_error:
+            setup_error = "the sandbox could not be set up"
+        if not timed_out and not setup_error and "exit_code" not in status:
+            setup_error = results.error or f"the supervisor ended without a result (status {proc.returncode})"
+        oom = cg.oom_killed()
+        if oom:
+            notes.append(f"out of memory: the run went over its limit of {lim.memory_mb} MiB (processes and scratch)")
+        if status.get("all_gone") is False:
+            notes.append("processes of the run could not be killed; its outputs were not read")
+        if results.skipped:
+            notes.append("outputs not collected (not regular files, bad names or too large): "
+                         + ", ".join(results.skipped))
+        if results.error:
+            notes.append(results.error)
+        peak = cg.peak_memory()
+        if peak is not None:
+            notes.append(f"peak memory {peak / 2**20:.0f} MiB")
+        exit_code = None if timed_out or setup_error else int(status["exit_code"])
         solve = (ended - started) if (started is not None and ended is not None and not timed_out) else None
-        return RunResult(None if timed_out else exit_code, timed_out, solve, wall, out.text(), err.text(),
-                         dest, f"local/{mode}", notes)
+        dest.mkdir(parents=True, exist_ok=True)
+        return RunResult(exit_code, timed_out, solve, wall, out.text(), err.text(), dest, f"local/{mode}", notes,
+                         out_of_memory=oom, setup_error=setup_error)
 
 
-#: top-level directories a run sees: the operating system.  Every other top-level directory
-#: (/home, /root, /opt, /srv, /mnt, /var, checkouts such as /work, ...) is hidden, so evaluator
-#: data cannot be found wherever it lives; what a run needs inside a hidden one (the track's
-#: environment, the casekit package) is kept, read-only.  /tmp, /var/tmp, /dev/shm and /run are
-#: replaced by private scratch.
-SYSTEM_DIRS = frozenset({"bin", "sbin", "lib", "lib32", "lib64", "libx32", "usr", "etc", "dev", "proc",
-                         "sys", "run", "tmp"})
-
-
-def _top_level_hidden(root: Path = Path("/")) -> list[Path]:
-    out = []
-    for entry in sorted(root.iterdir()):
-        if entry.name in SYSTEM_DIRS or entry.is_symlink() or not entry.is_dir():
-            continue
-        out.append(entry)
-    return out
-
-
-def _hide_list(spec: RunSpec) -> list[Path]:
-    """Host paths to hide (a kept path inside one stays visible, read-only): every non-system
-    top-level directory plus the run's explicit ``hide`` paths; a path that is itself needed, or
-    inside a needed one, is not hidden."""
-    needs = [Path(p).resolve() for p in spec.needs]
-    out: list[Path] = []
-    for p in (RUNS_ROOT, *_top_level_hidden(), *spec.hide):
-        p = Path(p).resolve()
-        if any(n == p or n in p.parents for n in needs) or p in out:
-            continue
-        out.append(p)
-    # hide outer paths before inner ones so the inner mounts are not shadowed
-    return sorted(out, key=lambda q: len(q.parts))
-
-
-def _watch(r_start: int, r_end: int, proc: subprocess.Popen, deadline: float
+def _watch(r_start: int, r_end: int, proc: subprocess.Popen[bytes], deadline: float
            ) -> tuple[float | None, float | None, bool]:
+    """(start, end, timed out): the first byte on each descriptor, until the end byte, the
+    supervisor's exit or the deadline."""
     started = ended = None
     sel = selectors.DefaultSelector()
     sel.register(r_start, selectors.EVENT_READ, "start")
     sel.register(r_end, selectors.EVENT_READ, "end")
-    while True:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            return started, ended, True
-        events = sel.select(timeout=min(remaining, 0.5))
-        now = time.monotonic()
-        for key, _ in events:
-            data = os.read(key.fd, 64)
-            if not data:
-                sel.unregister(key.fd)
-                continue
-            if key.data == "start" and started is None:
-                started = now
-            elif key.data == "end" and ended is None:
-                ended = now
-        if ended is not None or proc.poll() is not None:
-            return started, ended, False
+    try:
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return started, ended, True
+            events = sel.select(timeout=min(remaining, 0.5))
+            now = time.monotonic()
+            for key, _ in events:
+                data = os.read(key.fd, 64)
+                if not data:
+                    sel.unregister(key.fd)
+                    continue
+                if key.data == "start" and started is None:
+                    started = now
+                elif key.data == "end" and ended is None:
+                    ended = now
+            if ended is not None or proc.poll() is not None:
+                return started, ended, False
+    finally:
+        sel.close()
 
 
-def _kill(proc: subprocess.Popen) -> None:
+def _kill(proc: subprocess.Popen[bytes]) -> None:
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except ProcessLookupError:

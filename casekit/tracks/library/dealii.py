@@ -58,6 +58,7 @@ def _sha(data: bytes) -> str:
 @dataclass(frozen=True, kw_only=True)
 class DealiiTrack(Track):
     language: str = "cpp"
+    submission_files: tuple[str, ...] = ("solver.cpp",)
 
     def status(self) -> tuple[bool, str]:
         from casekit.envs import ENVIRONMENTS
@@ -123,8 +124,7 @@ class DealiiTrack(Track):
         spec = RunSpec(["bash", "-c", "cmake -S . -B build -DCMAKE_BUILD_TYPE=Release > cmake.log 2>&1 "
                         "|| { cat cmake.log >&2; exit 1; }; cmake --build build -j 1 >&2 && cp build/solver ./solver"],
                        {"solver.cpp": files["solver.cpp"], "CMakeLists.txt": CMAKE.encode()},
-                       {"PATH": "/usr/bin:/bin", "HOME": "/tmp", **THREAD_ENV}, COMPILE_LIMITS, None, "none", hide, (),
-                       image("dealii"))
+                       {"PATH": "/usr/bin:/bin", **THREAD_ENV}, COMPILE_LIMITS, "none", hide, (), image("dealii"))
         out = work / "compile"
         result = RUNNERS.get(runner).run(spec, out)
         binary = out / "solver"
@@ -137,12 +137,12 @@ class DealiiTrack(Track):
         return {"solver": binary.read_bytes()}
 
     def run_spec(self, files: dict[str, bytes], case_spec: dict[str, Any], limits: Limits,
-                 cache_dir: Path | None, hide: tuple[Path, ...]) -> RunSpec:
+                 hide: tuple[Path, ...]) -> RunSpec:
         exe = solver.PROGRAM if solver.PROGRAM in files else "solver"
         inputs = {**files, "case_spec.json": json.dumps(case_spec).encode(),
                   solver.MESH: _agent_mesh(json.dumps(case_spec["domain"], sort_keys=True)).encode()}
         env = {"PATH": "/usr/bin:/bin", **THREAD_ENV}
-        return RunSpec(["bash", "-c", _RUN, exe], inputs, env, limits, cache_dir, "wrapper", hide, (), image("dealii"))
+        return RunSpec(["bash", "-c", _RUN, exe], inputs, env, limits, "wrapper", hide, (), image("dealii"))
 
     def adapt_output(self, out_dir: Path, case_spec: dict[str, Any]) -> None:
         """Native outputs become the canonical ``solution.npz``: ``solution_grid.bin`` (row-major

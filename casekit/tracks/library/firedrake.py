@@ -18,9 +18,6 @@ from typing import Any
 
 from casekit.tracks.base import FAMILY_NAMES, TRACKS, PythonTrack
 
-#: the directory holding the casekit package (put on the environment's PYTHONPATH)
-SOURCE_ROOT = Path(__file__).resolve().parents[3]
-
 
 @dataclass(frozen=True, kw_only=True)
 class FiredrakeTrack(PythonTrack):
@@ -68,6 +65,6 @@ TRACKS.register("firedrake", FiredrakeTrack(
     families=FAMILY_NAMES,
     preload=("firedrake",),
     solver_module="casekit.solvers.firedrake",
-    extra_env={"PYTHONPATH": str(SOURCE_ROOT), "OMPI_MCA_plm": "isolated", "OMPI_MCA_btl": "self,vader",
+    extra_env={"OMPI_MCA_plm": "isolated", "OMPI_MCA_btl": "self,vader",
                "OMPI_MCA_rmaps_base_oversubscribe": "1"},
 ))
