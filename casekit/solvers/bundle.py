@@ -1,0 +1,83 @@
+"""Self-contained submissions written by casekit: its runtime modules travel inside ``solver.py``.
+
+A sandboxed run never sees the casekit package (it holds the authoring code and the generator
+from which a hidden solution could be regenerated).  casekit's own submissions -- calibration
+solvers and the trivial baselines -- therefore carry what they need: a zip of the *runtime*
+modules (expressions, domain geometry and meshing, the evaluation grid, the track's solvers),
+base64-encoded in ``solver.py`` and put on ``sys.path`` from the run's private scratch.  Nothing
+from authoring, derivation, validation, building or evaluation is in it (a test checks).
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import zipfile
+from functools import cache
+from pathlib import Path
+
+_PACKAGE = Path(__file__).resolve().parent.parent
+
+#: what every bundle holds (paths under the casekit package; a trailing / is a subpackage)
+RUNTIME = ("__init__.py", "errors.py", "registry.py", "grid.py", "jsonio.py", "resources.py", "schema.py",
+           "expr/", "domains/", "solvers/__init__.py", "solvers/artifacts.py", "solvers/settings.py",
+           "solvers/ufl_expr.py", "solvers/baselines.py")
+#: subpackages and modules that must never reach a sandbox
+NEVER = ("derive", "authoring", "build", "validate", "leak", "evaluate", "importers", "families", "cli",
+         "package", "prompts", "report", "demo", "model")
+
+_LOADER = '''import sys as _sys
+
+
+def _casekit_runtime():
+    """Put the casekit runtime carried by this file on sys.path (once per process)."""
+    import base64
+    import os
+    import tempfile
+
+    if getattr(_sys, "_casekit_runtime", None):
+        return
+    path = os.path.join(tempfile.mkdtemp(prefix="casekit-runtime-"), "casekit_runtime.zip")
+    with open(path, "wb") as fh:
+        fh.write(base64.b64decode(_RUNTIME))
+    _sys.path.insert(0, path)
+    _sys._casekit_runtime = path
+
+
+_RUNTIME = (
+{chunks}
+)
+'''
+
+
+def _files(track_package: str | None) -> list[Path]:
+    out: list[Path] = []
+    entries = [*RUNTIME, *([f"solvers/{track_package}/"] if track_package else [])]
+    for entry in entries:
+        p = _PACKAGE / entry
+        if entry.endswith("/"):
+            out.extend(sorted(q for q in p.rglob("*.py") if "__pycache__" not in q.parts))
+        else:
+            out.append(p)
+    return out
+
+
+@cache
+def runtime_zip(track_package: str | None = None) -> bytes:
+    """A deterministic zip of the runtime modules (plus ``solvers/<track_package>``)."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for f in _files(track_package):
+            info = zipfile.ZipInfo("casekit/" + f.relative_to(_PACKAGE).as_posix(), date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            zf.writestr(info, f.read_bytes())
+    return buf.getvalue()
+
+
+def solver_source(doc: str, body: str, track_package: str | None = None) -> str:
+    """``solver.py``: a docstring, the runtime loader and ``body`` (which calls
+    ``_casekit_runtime()`` before importing casekit)."""
+    text = base64.b64encode(runtime_zip(track_package)).decode()
+    chunks = "\n".join(f'    "{text[i:i + 100]}"' for i in range(0, len(text), 100))
+    return f'"""{doc}"""\n\n' + _LOADER.replace("{chunks}", chunks) + "\n\n" + body
