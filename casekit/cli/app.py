@@ -11,6 +11,7 @@ from typing import Any
 
 import typer
 from rich.console import Console
+from rich.text import Text
 from typer.core import TyperGroup
 
 from casekit.errors import CasekitError, UsageError
@@ -24,7 +25,8 @@ class _Root(TyperGroup):
         try:
             return super().invoke(ctx)
         except CasekitError as exc:
-            console_err.print(f"[red]error:[/red] {exc}", highlight=False, markup=True)
+            # the message may quote untrusted text: printed as text, never as markup
+            console_err.print(Text.assemble(("error:", "red"), " ", str(exc)), highlight=False)
             for p in exc.problems[1:]:
                 console_err.print(f"       {p.render()}", highlight=False, markup=False)
             ctx.exit(2 if isinstance(exc, UsageError) else 1)

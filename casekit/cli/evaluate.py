@@ -1,4 +1,4 @@
-"""``casekit evaluate``: score a directory of submissions against built cases."""
+"""``casekit evaluate``, ``casekit calibrate-timing`` and ``casekit baselines``."""
 
 from __future__ import annotations
 
@@ -6,47 +6,83 @@ from pathlib import Path
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
-from casekit.cli.app import app, console
+from casekit.cli.app import app, console, console_err
 from casekit.errors import UsageError
 
 
 @app.command()
 def evaluate(
     cases: Path = typer.Option(..., "--cases", help="A build directory or a packaged dataset."),
-    submissions: Path = typer.Option(..., "--submissions", help="DIR/<case_id>/solver.py (or "
-                                     "DIR/<case_id>/attempt_<n>/solver.py)."),
+    submissions: list[Path] = typer.Option(..., "--submissions", help="DIR/<case_id>/solver.py (or "
+                                           "DIR/<case_id>/attempt_<n>/solver.py); repeat for several systems."),
     track: str = typer.Option("dolfinx", "--track", "-t", help="Track the submissions are written for."),
-    out: Path = typer.Option(Path("evaluation"), "--out", help="Where verdicts.jsonl and artifacts go."),
+    out: Path = typer.Option(Path("evaluation"), "--out", help="Where verdicts.jsonl and artifacts go (an existing "
+                             "one is resumed; other systems' verdicts are kept)."),
     system: str = typer.Option("", "--system", help="Name of the system that wrote the submissions "
-                               "(default: the directory name)."),
-    repeats: int = typer.Option(3, "--repeats", help="Timed runs after the warm-up (median)."),
-    jobs: int = typer.Option(1, "--jobs", "-j", help="Submissions run concurrently."),
-    memory_mb: int = typer.Option(4096, "--memory-mb", help="Address-space limit of one run."),
+                               "(default: the directory name; only with one --submissions)."),
+    repeats: int = typer.Option(3, "--repeats", help="Timed runs per attempt (median); every run is scored."),
+    jobs: int = typer.Option(1, "--jobs", "-j", help="Cases evaluated concurrently."),
+    memory_mb: int = typer.Option(4096, "--memory-mb", help="Memory limit of one run (processes and scratch)."),
+    timing: str = typer.Option("paired", "--timing", help="paired: gate on t / t_calibration, the calibration "
+                               "solver timed here beside the submissions; build: on the build's t_base; file: on "
+                               "a casekit calibrate-timing table."),
+    timing_file: Path = typer.Option(None, "--timing-file", help="The table for --timing file."),
+    runner: str = typer.Option("local", "--runner", help="local (bubblewrap sandbox), docker, podman or "
+                               "apptainer."),
 ) -> None:
-    """Run each submission isolated (no network, limits, only the agent view visible), check its
-    artifacts, and apply the staged gates: F-Exec -> F-Acc -> F-Time -> Pass."""
+    """Run each submission isolated (no network, limits, only the agent view visible), check every
+    run's artifacts, and apply the staged gates: F-Exec -> F-Acc -> F-Time -> Pass."""
     from casekit.evaluate.run import EvalOptions
     from casekit.evaluate.run import evaluate as run_evaluate
     from casekit.evaluate.store import open_store
+    from casekit.runner.base import RUNNERS
 
     if repeats < 1 or jobs < 1:
         raise UsageError("--repeats and --jobs must be at least 1")
+    if runner not in RUNNERS:
+        raise UsageError(f"unknown runner {runner!r}", valid=", ".join(RUNNERS.names()))
     store = open_store(cases, track)
-    opts = EvalOptions(store, submissions, out, track, system, repeats, jobs, memory_mb=memory_mb)
-    verdicts = run_evaluate(opts, progress=lambda v: console.print(
-        f"{v['case_id']} attempt {v['attempt']}: {v['stage']}", markup=False))
+    opts = EvalOptions(store, submissions, out, track, system, repeats, jobs, runner=runner, memory_mb=memory_mb,
+                       timing=timing, timing_file=timing_file)
+    try:
+        verdicts = run_evaluate(opts, progress=lambda v: console_err.print(
+            f"{v['system']} {v['case_id']} attempt {v['attempt']}: {v['stage']}", markup=False, highlight=False))
+    except KeyboardInterrupt:
+        console_err.print(f"interrupted: the verdicts finished so far are in {out / 'verdicts.jsonl'}; run the same "
+                          "command again to resume", markup=False)
+        raise typer.Exit(130) from None
     table = Table(title=f"verdicts ({len(verdicts)})", show_edge=False)
-    for col in ("case", "attempt", "stage", "error", "tau_acc", "runtime [s]", "tau_time [s]", "failure"):
+    for col in ("system", "case", "attempt", "stage", "error", "tau_acc", "runtime [s]", "t/t_cal", "failure"):
         table.add_column(col)
     for v in verdicts:
-        table.add_row(v["case_id"], str(v["attempt"]), v["stage"],
+        ratio = (v.get("timing") or {}).get("ratio")
+        table.add_row(Text(v["system"]), Text(v["case_id"]), str(v["attempt"]), v["stage"],
                       f"{v['error']:.2e}" if v["error"] is not None else "", f"{v['tau_acc']:.2e}",
-                      f"{v['runtime']['median']:.3f}" if v["runtime"] else "", f"{v['tau_time']:.3f}",
-                      (v["failure"] or {}).get("message", "")[:80])
+                      f"{v['runtime']['median']:.3f}" if v["runtime"] else "",
+                      f"{ratio:.2f}" if ratio is not None else "",
+                      Text((v["failure"] or {}).get("message", "")[:80]))
     console.print(table)
     passed = sum(v["passed"] for v in verdicts)
-    console.print(f"{passed}/{len(verdicts)} passed; verdicts in {out / 'verdicts.jsonl'}")
+    console.print(f"{passed}/{len(verdicts)} passed; verdicts in {out / 'verdicts.jsonl'}", markup=False)
+
+
+@app.command("calibrate-timing")
+def calibrate_timing(
+    cases: Path = typer.Option(..., "--cases", help="A build directory or a packaged dataset."),
+    track: str = typer.Option("dolfinx", "--track", "-t"),
+    out: Path = typer.Option(Path("timing.json"), "--out", help="The timing table to write."),
+    repeats: int = typer.Option(5, "--repeats", help="Timed runs per case (median)."),
+) -> None:
+    """Re-time every case's calibration solver on this machine, for absolute runtime thresholds
+    on your hardware (``casekit evaluate --timing file --timing-file OUT``)."""
+    from casekit.evaluate.calibrate import calibrate_timing as run
+    from casekit.evaluate.store import open_store
+
+    table = run(open_store(cases, track), track, out, repeats=repeats,
+                progress=lambda case, t: console_err.print(f"{case}: {t:.3f} s", markup=False))
+    console.print(f"{len(table['cases'])} case(s) timed on this machine; table in {out}", markup=False)
 
 
 @app.command()
@@ -67,4 +103,4 @@ def baselines(
             raise UsageError(f"unknown baseline {k!r}", valid=", ".join(KINDS))
     counts = write_baselines(open_store(cases, track), out, tuple(kind) or KINDS, track)
     for k, n in counts.items():
-        console.print(f"{out / k}: {n} submission(s)")
+        console.print(f"{out / k}: {n} submission(s)", markup=False)

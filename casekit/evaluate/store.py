@@ -21,6 +21,16 @@ class CaseStore:
     records: dict[str, dict[str, Any]]
     kind: str  # "build" or "dataset"
 
+    def public_ids(self) -> dict[str, str]:
+        """Public (agent-visible) id -> descriptive id."""
+        return {str(r.get("public_id") or cid): cid for cid, r in self.records.items()}
+
+    def resolve(self, name: str) -> str | None:
+        """The descriptive id of a case named by its public or descriptive id (None if unknown)."""
+        if name in self.records:
+            return name
+        return self.public_ids().get(name)
+
     def reference(self, case_id: str) -> Path:
         rec = self.records[case_id]
         rel = rec["evaluation_metadata"]["reference_path"]

@@ -1,18 +1,29 @@
-"""Scoring one executed attempt into a verdict record (``schemas/verdict.schema.json``)."""
+"""Scoring executed attempts into verdict records (``schemas/verdict.schema.json``).
+
+Every run of an attempt is scored (:class:`RunScorer` is the per-run check): the accuracy gate
+takes the largest error over the runs, so an attempt cannot be fast in some runs and accurate in
+others.  The runtime gate takes the median solve time over the runs against
+``alpha_time * t_reference`` where ``t_reference`` is, by default, the case's calibration solver
+timed on the same machine in the same evaluation (paired timing).  Whatever an artifact holds,
+scoring ends in a verdict: an unexpected error while scoring is that attempt's artifact failure.
+"""
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from casekit.domains import resolve
-from casekit.execution import Execution
+from casekit.execution import Execution, Failure
 from casekit.grid import Grid
 from casekit.scoring import metrics
-from casekit.scoring.artifacts import ArtifactError, load_meta, load_reference, load_solution
+from casekit.scoring.artifacts import ArtifactError, load_meta, load_solution
 from casekit.scoring.gates import gate
+from casekit.thresholds import tau_time
 
 
 def grid_mask(case_spec: dict[str, Any]) -> np.ndarray:
@@ -20,30 +31,64 @@ def grid_mask(case_spec: dict[str, Any]) -> np.ndarray:
     return Grid.from_spec(case_spec["eval_grid"]).mask(resolve(dom["type"], dom["geometry_params"]).inside)
 
 
-def verdict(record: dict[str, Any], reference: Path, ex: Execution, *, track: str, system: str,
-            attempt: int) -> dict[str, Any]:
+@dataclass
+class Timing:
+    """What the runtime gate compares with: ``mode`` is ``paired`` (the calibration solver timed
+    here, interleaved with the submissions), ``build`` (the build's t_base) or ``file`` (a
+    ``casekit calibrate-timing`` table for this machine)."""
+
+    mode: str
+    t_reference: float
+    runs: list[float] = field(default_factory=list)
+    machine: str = ""
+
+
+@dataclass
+class RunScorer:
+    """The per-run check of one attempt: loads and scores each run's artifacts."""
+
+    case_spec: dict[str, Any]
+    reference: dict[str, np.ndarray]
+    mask: np.ndarray
+    errors: list[float] = field(default_factory=list)
+    metrics: dict[str, float] = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def __call__(self, out_dir: Path) -> Failure | None:
+        try:
+            solution = load_solution(out_dir, self.case_spec, self.mask)
+            meta = load_meta(out_dir)
+            error = metrics.rel_l2(solution, self.reference, self.mask)
+            if not math.isfinite(error):
+                return ("non_finite", "the error is not finite (overflowing values)")
+            if not self.errors or error >= max(self.errors):
+                self.metrics = {k: float(v) for k, v in metrics.auxiliary(solution, self.reference, self.mask).items()
+                                if math.isfinite(v)}
+            self.errors.append(error)
+            self.meta = meta
+        except ArtifactError as exc:
+            return (exc.category, exc.message)
+        except Exception as exc:  # a hostile artifact must never stop the evaluation
+            return ("invalid_artifact", f"the artifacts could not be scored: {type(exc).__name__}: {str(exc)[:300]}")
+        return None
+
+
+def verdict(record: dict[str, Any], ex: Execution, scorer: RunScorer | None, timing: Timing | None, *, track: str,
+            system: str, attempt: int, submission_sha256: str = "") -> dict[str, Any]:
     spec = record["case_spec"]
     meta_cfg = record["evaluation_metadata"]
+    config = record["evaluation_config"]
     tau_acc = float(meta_cfg["thresholds"]["tau_acc"])
-    tau_time = float(meta_cfg["thresholds"]["tau_time"])
     failure = ex.failure
-    error = None
-    aux: dict[str, float] = {}
-    diagnostics: dict[str, Any] = {}
-    if failure is None:
-        mask = grid_mask(spec)
-        try:
-            assert ex.artifacts is not None
-            solution = load_solution(ex.artifacts, spec, mask)
-            meta = load_meta(ex.artifacts)
-            ref = load_reference(reference, spec)
-            error = metrics.rel_l2(solution, ref, mask)
-            aux = metrics.auxiliary(solution, ref, mask)
-            diagnostics = _diagnostics(meta, ex.runtime)
-        except ArtifactError as exc:
-            failure = (exc.category, exc.message)
+    if failure is not None and ex.failed_run and len(ex.runs) > 1:
+        failure = (failure[0], f"{ex.failed_run}: {failure[1]}")
+    error = max(scorer.errors) if scorer is not None and scorer.errors and failure is None else None
     runtime = ex.runtime if failure is None else None
-    g = gate(failure is None, error, tau_acc, runtime, tau_time)
+    t_ref = timing.t_reference if timing is not None else float(meta_cfg["t_base"])
+    tau_t = tau_time(config, t_ref)
+    g = gate(failure is None and error is not None, error, tau_acc, runtime, tau_t)
+    if failure is None and error is None:
+        failure = ("missing_artifact", "no run produced artifacts")
     if failure is None and g.stage == "F-Acc":
         failure = ("accuracy", f"error {error:.3e} exceeds the accuracy threshold")
     elif failure is None and g.stage == "F-Time":
@@ -53,27 +98,53 @@ def verdict(record: dict[str, Any], reference: Path, ex: Execution, *, track: st
         for name in ("solution.npz", "meta.json", "stdout.txt", "stderr.txt"):
             if (ex.artifacts / name).exists():
                 paths[name.split(".")[0]] = str(ex.artifacts / name)
+    diagnostics = _diagnostics(scorer.meta if scorer is not None else {}, runtime)
     return {
         "case_id": record["id"], "track": track, "system": system, "attempt": attempt,
         "stage": g.stage, "passed": g.passed,
         "failure": {"category": failure[0], "message": failure[1][:2000]} if failure else None,
-        "error": error, "tau_acc": tau_acc,
+        "error": error, "errors": list(scorer.errors) if scorer is not None else [], "tau_acc": tau_acc,
         "runtime": {"median": ex.runtime, "runs": ex.solve_times} if ex.runtime is not None else None,
-        "tau_time": tau_time, "metrics": aux, "diagnostics": diagnostics,
+        "tau_time": tau_t,
+        "timing": {"mode": timing.mode if timing else "build", "t_reference": t_ref,
+                   "reference_runs": timing.runs if timing else [],
+                   "ratio": runtime / t_ref if runtime is not None and t_ref > 0 else None,
+                   "machine": timing.machine if timing else ""},
+        "metrics": scorer.metrics if scorer is not None and error is not None else {},
+        "diagnostics": diagnostics,
         "exit_status": ex.exit_status, "stderr_tail": ex.stderr_tail, "paths": paths,
+        "sandbox_notes": [n[:300] for n in ex.runs[-1].notes][:10] if ex.runs else [],
+        "submission_sha256": submission_sha256,
         "calibration": {"e_base": float(meta_cfg["e_base"]), "t_base": float(meta_cfg["t_base"]),
-                        **{k: float(record["evaluation_config"][k]) for k in ("alpha_acc", "alpha_time", "tau_min")}},
+                        **{k: float(config[k]) for k in ("alpha_acc", "alpha_time", "tau_min")}},
         "math_type": record["pde_classification"]["math_type"],
         "family": record["pde_classification"]["equation_family"],
         "domain": spec["domain"]["type"],
     }
 
 
+def _finite(v: Any) -> bool:
+    if isinstance(v, (bool, str)):
+        return True
+    if isinstance(v, int):
+        return abs(v) < 2**63
+    return isinstance(v, float) and math.isfinite(v) and abs(v) < 1e300
+
+
 def _diagnostics(meta: dict[str, Any], runtime: float | None) -> dict[str, Any]:
-    info = dict(meta.get("solver_info") or {})
-    out = {k: info[k] for k in sorted(info) if isinstance(info[k], (int, float, str, bool))}
+    """Solver diagnostics from meta.json, reduced to bounded scalars (a verdict always serializes)."""
+    raw = meta.get("solver_info")
+    info: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    out: dict[str, Any] = {}
+    for k in sorted(info)[:64]:
+        v = info[k]
+        if isinstance(v, (int, float, str, bool)) and _finite(v):
+            out[str(k)[:64]] = v[:200] if isinstance(v, str) else v
     dofs, steps = info.get("dofs"), info.get("time_steps") or 1
-    if isinstance(dofs, (int, float)) and runtime:
-        out["work_rate"] = dofs * steps / runtime
-    out["self_reported_wall_time_sec"] = meta.get("wall_time_sec")
+    if isinstance(dofs, int) and _finite(dofs) and isinstance(steps, int) and _finite(steps) and runtime:
+        rate = dofs * steps / runtime
+        if _finite(rate):
+            out["work_rate"] = rate
+    wall = meta.get("wall_time_sec")
+    out["self_reported_wall_time_sec"] = wall if isinstance(wall, (int, float)) and _finite(wall) else None
     return out

@@ -38,37 +38,32 @@ def output_names(case_spec: dict[str, Any]) -> list[str]:
 
 
 def load_solution(out_dir: Path, case_spec: dict[str, Any], mask: np.ndarray) -> dict[str, np.ndarray]:
-    """The output arrays of a run, checked; raises :class:`ArtifactError`."""
+    """The output arrays of a run, checked; raises :class:`ArtifactError` (never anything else
+    for a hostile file: only the expected members are read, each checked against the grid
+    before a byte of its data is loaded)."""
     path = out_dir / "solution.npz"
     if not path.is_file() or path.is_symlink():
         raise ArtifactError("missing_artifact", "solution.npz was not written")
     if path.stat().st_size > MAX_NPZ_BYTES:
         raise ArtifactError("invalid_artifact", f"solution.npz is larger than {MAX_NPZ_BYTES} bytes")
     grid = Grid.from_spec(case_spec["eval_grid"])
+    axes = grid.axes()
+    expected = {**{a: v.shape for a, v in axes.items()}, **{n: grid.shape for n in output_names(case_spec)}}
     try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {k: np.asarray(data[k]) for k in data.files}
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
-        raise ArtifactError("invalid_artifact", f"solution.npz cannot be read: {exc}") from None
-    for axis, values in grid.axes().items():
-        if axis not in arrays:
-            raise ArtifactError("invalid_artifact", f"solution.npz lacks the axis {axis!r}")
+        with zipfile.ZipFile(path) as zf:
+            members = {info.filename: info for info in zf.infolist()}
+            arrays = {name: _member(zf, members, name, shape) for name, shape in expected.items()}
+    except (OSError, zipfile.BadZipFile, EOFError, ValueError, RuntimeError, NotImplementedError) as exc:
+        raise ArtifactError("invalid_artifact", f"solution.npz cannot be read as an .npz archive: {exc}") from None
+    for axis, values in axes.items():
         a = arrays[axis]
         tol = 1e-9 * (1 + np.abs(values).max())
-        if a.shape != values.shape or not np.allclose(a.astype(float), values, rtol=0, atol=tol):
+        if not np.allclose(a.astype(float), values, rtol=0, atol=tol):
             raise ArtifactError("invalid_artifact", f"axis {axis!r} does not match the evaluation grid "
                                 f"(expected {len(values)} points from {values[0]:g} to {values[-1]:g})")
     out = {}
     for name in output_names(case_spec):
-        if name not in arrays:
-            raise ArtifactError("invalid_artifact", f"solution.npz lacks the array {name!r} "
-                                f"(it has {', '.join(sorted(arrays)) or 'nothing'})")
         a = arrays[name]
-        if a.shape != grid.shape:
-            raise ArtifactError("invalid_artifact", f"array {name!r} has shape {a.shape}, the grid needs "
-                                f"{grid.shape}")
-        if not np.issubdtype(a.dtype, np.floating):
-            raise ArtifactError("invalid_artifact", f"array {name!r} has dtype {a.dtype}, a float dtype is needed")
         inside = a[mask]
         bad = ~np.isfinite(inside)
         if bad.any():
@@ -78,19 +73,78 @@ def load_solution(out_dir: Path, case_spec: dict[str, Any], mask: np.ndarray) ->
     return out
 
 
+def _member(zf: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo], name: str, shape: tuple[int, ...]
+            ) -> np.ndarray:
+    """One array of an .npz, read only after its header matches the expected shape and a float
+    dtype and its declared size is exactly what that needs (a zip bomb is never inflated)."""
+    info = members.get(f"{name}.npy")
+    if info is None:
+        have = sorted(m.removesuffix(".npy") for m in members)[:12]
+        what = "axis" if name in ("x", "y", "z") else "array"
+        raise ArtifactError("invalid_artifact", f"solution.npz lacks the {what} {name!r} "
+                            f"(it has {', '.join(have) or 'nothing'})")
+    with zf.open(info) as fh:
+        version = np.lib.format.read_magic(fh)
+        if version == (1, 0):
+            header = np.lib.format.read_array_header_1_0(fh, max_header_size=10_000)
+        elif version in ((2, 0), (3, 0)):
+            header = np.lib.format.read_array_header_2_0(fh, max_header_size=10_000)
+        else:
+            raise ArtifactError("invalid_artifact", f"{name!r} has an unsupported .npy version {version}")
+        got_shape, fortran, dtype = header
+        if not isinstance(dtype, np.dtype) or dtype.kind != "f" or dtype.itemsize > 16 or dtype.hasobject:
+            raise ArtifactError("invalid_artifact", f"array {name!r} has dtype {dtype}, a float dtype is needed")
+        if tuple(got_shape) != tuple(shape):
+            raise ArtifactError("invalid_artifact", f"array {name!r} has shape {tuple(got_shape)}, the grid needs "
+                                f"{tuple(shape)}")
+        data_bytes = int(np.prod(shape)) * dtype.itemsize
+        if info.file_size != fh.tell() + data_bytes:
+            raise ArtifactError("invalid_artifact", f"array {name!r} declares {info.file_size} bytes, its header "
+                                f"and shape need {fh.tell() + data_bytes}")
+        raw = fh.read(data_bytes)
+    if len(raw) != data_bytes:
+        raise ArtifactError("invalid_artifact", f"array {name!r} is truncated")
+    arr = np.frombuffer(raw, dtype=dtype)
+    return arr.reshape(shape, order="F" if fortran else "C")
+
+
+#: largest meta.json read, and how deeply it may nest
+MAX_META_BYTES = 1_000_000
+MAX_META_DEPTH = 16
+
+
 def load_meta(out_dir: Path) -> dict[str, Any]:
     path = out_dir / "meta.json"
     if not path.is_file() or path.is_symlink():
         raise ArtifactError("missing_artifact", "meta.json was not written")
+    if path.stat().st_size > MAX_META_BYTES:
+        raise ArtifactError("invalid_artifact", f"meta.json is larger than {MAX_META_BYTES} bytes")
     try:
-        meta = json.loads(path.read_text()[:1_000_000])
-    except (UnicodeDecodeError, json.JSONDecodeError, ValueError) as exc:
-        raise ArtifactError("invalid_artifact", f"meta.json is not valid JSON: {exc}") from None
+        meta = json.loads(path.read_bytes().decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise ArtifactError("invalid_artifact", f"meta.json is not valid JSON: {str(exc)[:200]}") from None
+    if _depth(meta) > MAX_META_DEPTH:
+        raise ArtifactError("invalid_artifact", f"meta.json nests deeper than {MAX_META_DEPTH} levels")
     problems = schema.validate(meta, "meta")
     if problems:
         p = problems[0]
-        raise ArtifactError("invalid_artifact", f"meta.json{p.pointer}: {p.message}")
-    return meta
+        raise ArtifactError("invalid_artifact", f"meta.json{p.pointer}: {p.message[:300]}")
+    return meta  # type: ignore[no-any-return]
+
+
+def _depth(obj: Any) -> int:
+    """Nesting depth of parsed JSON, without recursion."""
+    deepest, stack = 0, [(obj, 1)]
+    while stack:
+        o, d = stack.pop()
+        deepest = max(deepest, d)
+        if d > MAX_META_DEPTH:
+            break
+        if isinstance(o, dict):
+            stack.extend((v, d + 1) for v in o.values())
+        elif isinstance(o, list):
+            stack.extend((v, d + 1) for v in o)
+    return deepest
 
 
 def save_reference(path: Path, case_spec: dict[str, Any], arrays: dict[str, np.ndarray]) -> None:

@@ -107,9 +107,13 @@ def test_each_stage_is_reached_and_the_calibration_solvers_pass(tmp_path: Path, 
     rec = record(store, "poisson")
     subs = tmp_path / "crash"
     write_submission(subs, rec["id"], "def solve(case_spec):\n    raise RuntimeError('boom')\n")
-    (crash,) = evaluate(EvalOptions(store, subs, tmp_path / "o3", repeats=1))
+    verdicts = evaluate(EvalOptions(store, subs, tmp_path / "o3", repeats=1))
+    crash = next(v for v in verdicts if v["case_id"] == rec["id"])
     assert crash["stage"] == "F-Exec" and "boom" in crash["failure"]["message"]
-    for v in [*cal, *zero, crash]:
+    # every case of the dataset is scored: the one without a submission is F-Exec, not skipped
+    missing = [v for v in verdicts if v["case_id"] != rec["id"]]
+    assert missing and all(v["failure"]["category"] == "missing_submission" for v in missing)
+    for v in [*cal, *zero, *verdicts]:
         assert schema.validate(v, "verdict") == [], v
 
 

@@ -1,0 +1,131 @@
+"""Evaluating one case: every attempt submitted for it, with paired timing.
+
+The case's calibration solver (the submission ``casekit baselines`` writes) runs on this
+machine in the same evaluation, interleaved with the attempts: in each of ``repeats`` rounds it
+runs once, then every attempt still in the race runs once.  The runtime gate compares each
+attempt's median with the calibration's median from these very rounds, so the machine, its load
+and the evaluation's conditions cancel out (``t_submission / t_calibration <= alpha_time``); the
+calibration's cost is shared by all attempts of the batch.  Each worker of a distributed
+evaluation pairs on itself.
+"""
+
+from __future__ import annotations
+
+import statistics
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from casekit.build.machine import machine_label as machine
+from casekit.errors import CasekitError
+from casekit.evaluate.baselines import calibration_settings
+from casekit.evaluate.verdicts import RunScorer, Timing, grid_mask, verdict
+from casekit.execution import Execution, PrepareError, keep, run_label, run_once
+from casekit.runner.limits import Limits
+from casekit.scoring.artifacts import load_reference
+from casekit.tracks.base import Track
+
+
+@dataclass
+class Attempt:
+    system: str
+    attempt: int
+    files: dict[str, bytes]
+    sha256: str
+    artifacts: Path
+    #: a failure known before running (no submission, too large, ...)
+    failure: tuple[str, str] | None = None
+
+
+@dataclass
+class CaseBatch:
+    record: dict[str, Any]
+    reference: Path
+    attempts: list[Attempt] = field(default_factory=list)
+
+
+def evaluate_case(batch: CaseBatch, track: Track, *, repeats: int, limits: Limits, hide: tuple[Path, ...],
+                  runner: str, timing: str, t_file: float | None, calibration_dir: Path) -> list[dict[str, Any]]:
+    """Verdicts for every attempt of one case (``timing``: paired, build or file)."""
+    record = batch.record
+    spec = record["case_spec"]
+    mask = grid_mask(spec)
+    reference = load_reference(batch.reference, spec)
+    states: list[tuple[Attempt, Execution, RunScorer, dict[str, bytes] | None]] = []
+    with tempfile.TemporaryDirectory(prefix="casekit-eval-") as tmp:
+        work = Path(tmp)
+        for i, a in enumerate(batch.attempts):
+            ex, scorer = Execution(), RunScorer(spec, reference, mask)
+            prepared = None
+            if a.failure is not None:
+                ex.failure = a.failure
+            else:
+                try:
+                    prepared = track.prepare(a.files, work / f"prep{i}", runner=runner, hide=hide)
+                except PrepareError as exc:
+                    ex.failure = (exc.category, exc.message)
+            states.append((a, ex, scorer, prepared))
+        cal_times: list[float] = []
+        cal_prepared = None
+        if timing == "paired" and any(p is not None for *_, p in states):
+            cal_files = track.calibration_submission(calibration_settings(record), spec)
+            try:
+                cal_prepared = track.prepare(cal_files, work / "prep-calibration", runner=runner, hide=hide)
+            except PrepareError as exc:
+                raise CasekitError(f"the calibration solver of {record['id']} cannot be prepared on this machine: "
+                                   f"{exc.message}", case_id=record["id"]) from None
+        for r in range(repeats):
+            if cal_prepared is not None and any(ex.ok and p is not None for _, ex, _, p in states):
+                cal_times.append(_calibration_run(track, cal_prepared, record, reference, mask, work / f"cal{r}",
+                                                  calibration_dir, limits=limits, hide=hide, runner=runner, r=r,
+                                                  repeats=repeats))
+            for i, (a, ex, scorer, prepared) in enumerate(states):
+                if prepared is None or not ex.ok:
+                    continue
+                dest = work / f"a{i}-run{r}"
+                result, failure = run_once(track, prepared, spec, dest, limits=limits, hide=hide, runner=runner,
+                                           check=scorer)
+                ex.runs.append(result)
+                keep(dest, a.artifacts)
+                if failure:
+                    ex.failure, ex.failed_run = failure, run_label(r, repeats)
+        out = []
+        tm = _timing(timing, cal_times, record, t_file)
+        for a, ex, scorer, prepared in states:
+            ex.artifacts = a.artifacts if a.artifacts.exists() else None
+            out.append(verdict(record, ex, scorer if prepared is not None else None, tm, track=track.name,
+                               system=a.system, attempt=a.attempt, submission_sha256=a.sha256))
+    return out
+
+
+def _calibration_run(track: Track, prepared: dict[str, bytes], record: dict[str, Any],
+                     reference: dict[str, np.ndarray], mask: np.ndarray, dest: Path, keep_dir: Path, *,
+                     limits: Limits, hide: tuple[Path, ...], runner: str, r: int, repeats: int) -> float:
+    """One paired calibration run; it must succeed and be as accurate as at build time, or the
+    evaluation of this case stops (the machine cannot evaluate it; no submission is blamed)."""
+    spec = record["case_spec"]
+    scorer = RunScorer(spec, reference, mask)
+    result, failure = run_once(track, prepared, spec, dest, limits=limits, hide=hide, runner=runner, check=scorer)
+    keep(dest, keep_dir)
+    tau_acc = float(record["evaluation_metadata"]["thresholds"]["tau_acc"])
+    if failure is None and scorer.errors and not scorer.errors[-1] <= tau_acc:
+        failure = ("accuracy", f"error {scorer.errors[-1]:.3e} above tau_acc {tau_acc:.3e}")
+    if failure is not None or result.solve_seconds is None:
+        why = failure[1] if failure else "no timing"
+        raise CasekitError(f"the calibration solver of {record['id']} fails on this machine ({run_label(r, repeats)}): "
+                           f"{why} [log: {keep_dir / 'stderr.txt'}]", case_id=record["id"])
+    return float(result.solve_seconds)
+
+
+def _timing(mode: str, cal_times: list[float], record: dict[str, Any], t_file: float | None) -> Timing:
+    if mode == "paired":
+        if not cal_times:  # no attempt ran: the gate is never reached
+            return Timing("paired", float(record["evaluation_metadata"]["t_base"]), [], machine())
+        return Timing("paired", statistics.median(cal_times), cal_times, machine())
+    if mode == "file":
+        assert t_file is not None
+        return Timing("file", t_file, [], machine())
+    return Timing("build", float(record["evaluation_metadata"]["t_base"]), [], "")
