@@ -30,6 +30,7 @@ from casekit.domains import Domain, resolve
 from casekit.errors import CasekitError
 from casekit.expr import to_text
 from casekit.families import FAMILIES, Family
+from casekit.ids import public_id, salted_seed
 from casekit.thresholds import DEFAULTS
 from casekit.tracks import TRACKS
 
@@ -89,8 +90,9 @@ def design_levels(family: Family, given: Mapping[str, str]) -> dict[str, str]:
 
 
 def build_source(family_name: str, domain_name: str, levels: Mapping[str, str], seed: int,
-                 case_id: str | None = None) -> dict[str, Any]:
-    """A complete case source dict (not yet validated) for one design point."""
+                 case_id: str | None = None, salt: bytes | None = None) -> dict[str, Any]:
+    """A complete case source dict (not yet validated) for one design point.  With a secret
+    ``salt`` (``casekit.ids``) the random draws and the public id are keyed by it."""
     family = FAMILIES.get(family_name)
     levels = design_levels(family, levels)
     domain = resolve(domain_name)
@@ -98,7 +100,7 @@ def build_source(family_name: str, domain_name: str, levels: Mapping[str, str], 
         raise CasekitError(f"family {family.name!r} has no {domain.dim}-D cases; domain "
                            f"{domain_name!r} is {domain.dim}-D")
     recipe = merge(family.authoring, *(a.levels[levels[a.name]] for a in family.axes))
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(salted_seed(salt, family.name, domain_name, sorted(levels.items()), seed))
     ctx = BuildContext(family, domain, rng, {})
     params = _params(family, recipe, ctx)
     ctx.params = params
@@ -123,6 +125,8 @@ def build_source(family_name: str, domain_name: str, levels: Mapping[str, str], 
         "tags": [f"domain:{domain_name}", *(f"{k}:{v}" for k, v in levels.items())],
         "tracks": [t for t, track in TRACKS.items() if track.supports(family.name, domain_name)],
     }
+    if salt:
+        source["public_id"] = public_id(source["id"], salt)
     if time is not None:
         source["pde"]["time"] = {"t0": time["t0"], "t_end": time["t_end"]}
     if not source["tracks"]:

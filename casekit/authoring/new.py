@@ -11,6 +11,7 @@ from casekit.authoring.builder import build_source, design_levels
 from casekit.authoring.design import DesignPoint
 from casekit.errors import CasekitError, Problem
 from casekit.families import FAMILIES
+from casekit.ids import public_id
 from casekit.jsonio import atomic_write_text
 from casekit.model.source import CaseSource
 
@@ -29,7 +30,7 @@ class NewCase:
         return self.source["id"]
 
 
-def make_case(family: str, domain: str, levels: dict[str, str], seed: int) -> NewCase:
+def make_case(family: str, domain: str, levels: dict[str, str], seed: int, salt: bytes | None = None) -> NewCase:
     """Build and validate; a draw that fails validation is retried with the next seeds."""
     from casekit.validate import check_source
 
@@ -39,10 +40,12 @@ def make_case(family: str, domain: str, levels: dict[str, str], seed: int) -> Ne
     base_id = None
     for k in range(RETRIES + 1):
         s = seed + 1000 * k
-        source = build_source(family, domain, levels, s)
+        source = build_source(family, domain, levels, s, salt=salt)
         if base_id is None:
             base_id = source["id"]
         source["id"] = base_id if k == 0 else f"{base_id}_r{k}"
+        if salt:
+            source["public_id"] = public_id(source["id"], salt)
         problems = check_source(source)
         if not problems:
             return NewCase(source, s, rejected)

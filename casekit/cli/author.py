@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from casekit.cli.app import app, console
 from casekit.errors import CasekitError, UsageError
@@ -70,6 +71,9 @@ def sample(
     axis: list[str] = typer.Option([], "--axis", help="Pin an axis: name=level (repeatable)."),
     write: bool = typer.Option(False, "--write", help="Also write each point as a case source."),
     out: Path = typer.Option(Path("cases"), "--out", help="Where --write puts case sources."),
+    salt_file: Path = typer.Option(None, "--salt-file", help="A secret salt (default: $CASEKIT_SALT_FILE) that keys "
+                                   "the random draws and the public id, so a private split cannot be regenerated "
+                                   "from casekit's code; without one, cases are public by construction."),
 ) -> None:
     """Draw seeded design points that cover the family's axis levels; report the coverage."""
     from casekit.authoring.design import coverage
@@ -103,13 +107,16 @@ def sample(
                   f"({100 * cov.pairs_covered / max(cov.pairs_total, 1):.0f}%); levels never drawn: "
                   f"{', '.join(cov.levels_missing) or 'none'}")
     if write:
+        from casekit.ids import read_salt
+
+        salt = read_salt(salt_file)
         failed = 0
         for i, p in enumerate(points):
             try:
-                path = write_case(make_case(family, p.domain, p.as_dict(), seed * 1000 + i), out)
+                path = write_case(make_case(family, p.domain, p.as_dict(), seed * 1000 + i, salt), out)
             except CasekitError as exc:
                 failed += 1
-                console.print(f"[red]not written[/red] ({p.domain}, {p.as_dict()}): {exc}")
+                console.print(Text.assemble(("not written", "red"), f" ({p.domain}, {p.as_dict()}): {exc}"))
                 continue
             console.print(f"wrote {path}")
         if failed:
@@ -125,11 +132,15 @@ def new(
     seed: int = typer.Option(0, "--seed", help="Seed of the drawn manufactured solution."),
     out: Path = typer.Option(Path("cases"), "--out", help="Directory of case sources."),
     force: bool = typer.Option(False, "--force", help="Replace an existing file of the same id."),
+    salt_file: Path = typer.Option(None, "--salt-file", help="A secret salt (default: $CASEKIT_SALT_FILE) that keys "
+                                   "the random draws and the public id, so a private split cannot be regenerated "
+                                   "from casekit's code; without one, cases are public by construction."),
 ) -> None:
     """Write a complete, valid case source for a design point under cases/<family>/."""
     from casekit.authoring.new import make_case, write_case
+    from casekit.ids import read_salt
 
-    new_case = make_case(family, domain, _pairs(axis, "--axis"), seed)
+    new_case = make_case(family, domain, _pairs(axis, "--axis"), seed, read_salt(salt_file))
     path = write_case(new_case, out, force=force)
     console.print(f"wrote {path} (id {new_case.id}, seed {new_case.seed}"
                   + (f", {len(new_case.rejected)} draw(s) rejected by validation" if new_case.rejected else "")

@@ -56,6 +56,8 @@ class EvaluationMetadata(Model):
 @dataclass
 class CaseRecord(Model):
     id: str
+    #: the opaque id agents see (``casekit.ids``); ``id`` is the maintainer's descriptive one
+    public_id: str
     pde_classification: PdeClassification
     case_spec: dict[str, Any]
     evaluation_config: EvaluationConfig
@@ -79,12 +81,14 @@ class CaseRecord(Model):
         return dumps(self.to_dict())
 
     def agent_view(self, library: str) -> AgentView:
-        return AgentView(case_spec=self.case_spec, target_library=library)
+        return AgentView(id=self.public_id, case_spec=self.case_spec, target_library=library)
 
 
 @dataclass
 class AgentView(Model):
-    """Everything an agent is given: the case_spec and the target library, nothing else."""
+    """Everything an agent is given: the case's opaque public id, the case_spec and the target
+    library, nothing else."""
 
+    id: str
     case_spec: dict[str, Any]
     target_library: str

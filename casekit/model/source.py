@@ -101,6 +101,8 @@ class CaseSource(Model):
     tracks: list[str]
     notes: str | None = None
     design: dict[str, str] | None = None
+    #: the agent-visible id (salted authoring writes it; absent: derived from ``id``)
+    public_id: str | None = None
     manufactured_solution: dict[str, FieldValue] | None = None
     initial: dict[str, FieldValue] | None = None
     evaluation: EvaluationConfig | None = None
@@ -111,7 +113,7 @@ class CaseSource(Model):
     path: Path | None = field(default=None, compare=False, repr=False)
 
     KEY_ORDER = (
-        "id", "family", "notes", "design", "domain", "pde", "manufactured_solution", "initial",
+        "id", "public_id", "family", "notes", "design", "domain", "pde", "manufactured_solution", "initial",
         "boundary", "eval_grid", "output", "evaluation", "calibration", "reference", "tags",
         "tracks",
     )

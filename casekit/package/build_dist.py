@@ -1,7 +1,7 @@
 """``casekit package``: a built case set as a dataset directory.
 
 Layout: ``cases.jsonl`` (evaluator records of the primary track; other tracks in
-``tracks/<track>.jsonl``), ``agent.jsonl`` (agent views), ``prompts/<library>/<id>.md``,
+``tracks/<track>.jsonl``), ``agent.jsonl`` (agent views), ``prompts/<library>/<public id>.md``,
 ``references/<id>.npz``, ``calibration/<track>/<id>.npz``, ``schemas/``, ``README.md`` (dataset
 card), ``croissant.json`` and ``manifest.json`` (sha256 and size of every other file).  The
 same build gives byte-identical output; the directory is written aside and swapped in whole.
@@ -77,9 +77,9 @@ def _write(build_dir: Path, tracks: list[str], primary: str, root: Path, name: s
     for r in records:
         _copy(build_dir / primary / r["id"] / "reference.npz", root / "references" / f"{r['id']}.npz")
         for lib in sorted(set(r["supported_libraries"]) & set(tracks)):
-            agent.append({"case_spec": r["case_spec"], "target_library": lib})
-            if lib in LIBRARIES:
-                atomic_write_text(root / "prompts" / lib / f"{r['id']}.md", render(r["case_spec"], lib))
+            agent.append({"id": r["public_id"], "case_spec": r["case_spec"], "target_library": lib})
+            if lib in LIBRARIES:  # agent-side files are named by the opaque public id
+                atomic_write_text(root / "prompts" / lib / f"{r['public_id']}.md", render(r["case_spec"], lib))
     _jsonl(root / "agent.jsonl", agent)
     for schema in sorted(schemas_dir().glob("*.schema.json")):
         _copy(schema, root / "schemas" / schema.name)

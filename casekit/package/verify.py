@@ -46,18 +46,20 @@ def verify(root: Path) -> list[Problem]:
         view = json.loads(line)
         for problem in schema.validate(view, "agent_view"):
             bad(f"line {lineno}: {problem.render()}", "agent.jsonl")
-        match = [r for r in records.values() if r["case_spec"] == view.get("case_spec")]
+        match = [r for r in records.values() if r["case_spec"] == view.get("case_spec")
+                 and r.get("public_id") == view.get("id")]
         if not match:
             bad(f"line {lineno}: an agent view of no record", "agent.jsonl")
+    by_public = {r.get("public_id"): r for r in records.values()}
     for lib in LIBRARIES:
         for p in sorted((root / "prompts" / lib).glob("*.md")) if (root / "prompts" / lib).is_dir() else []:
-            rec = records.get(p.stem)
+            rec = by_public.get(p.stem)
             if rec is None:
                 bad("a prompt of no record", p.relative_to(root).as_posix())
             elif json.dumps(rec["case_spec"], indent=2, ensure_ascii=False) not in p.read_text():
                 bad("the prompt does not carry its record's case_spec", p.relative_to(root).as_posix(), p.stem)
         for rec in records.values():
             if lib in rec["supported_libraries"] and lib in manifest["tracks"] and \
-                    not (root / "prompts" / lib / f"{rec['id']}.md").is_file():
-                bad(f"no {lib} prompt", f"prompts/{lib}/{rec['id']}.md", rec["id"])
+                    not (root / "prompts" / lib / f"{rec['public_id']}.md").is_file():
+                bad(f"no {lib} prompt", f"prompts/{lib}/{rec['public_id']}.md", rec["id"])
     return out

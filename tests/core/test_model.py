@@ -17,6 +17,7 @@ from tests.helpers import poisson
 
 RECORD = {
     "id": "poisson_test",
+    "public_id": "case-0123456789abcdef",
     "pde_classification": {"equation_family": "poisson", "math_type": ["elliptic"]},
     "case_spec": {"pde": {"type": "poisson", "params": {"kappa": 1.0}, "forcing": {"f": "1"}},
                   "domain": {"type": "unit_square", "dim": 2, "bounds": [0, 1, 0, 1], "geometry_params": {},
@@ -52,7 +53,7 @@ def test_record_and_agent_view_round_trip() -> None:
     assert CaseRecord.from_dict(d).to_jsonl_line() == rec.to_jsonl_line()
     assert rec.compute_hash() == d["content_hash"]
     view = rec.agent_view("dolfinx").to_dict()
-    assert set(view) == {"case_spec", "target_library"}
+    assert set(view) == {"id", "case_spec", "target_library"} and view["id"] == RECORD["public_id"]
     assert not schema.validate(view, "agent_view")
     assert AgentView.from_dict(view).to_dict() == view
     assert not schema.validate(d, "case_record")
