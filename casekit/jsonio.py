@@ -86,18 +86,63 @@ def read_json(path: Path) -> Any:
         raise CasekitError(f"not valid JSON: {exc}", file=str(path)) from None
 
 
+#: bounds on JSON read from files others wrote (records, imports)
+MAX_LINE_BYTES = 16 << 20
+MAX_INT_DIGITS = 30
+
+
 def iter_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
-    """(line number, object) for each non-empty line; a bad line is a CasekitError."""
+    """(line number, object) for each non-empty line; a bad line (not JSON, longer than
+    MAX_LINE_BYTES, nested too deeply, non-finite or oversized numbers) is a CasekitError."""
     if not Path(path).is_file():
         raise CasekitError("file not found", file=str(path))
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
+    with open(path, encoding="utf-8", errors="strict") as fh:
+        lineno = 0
+        while True:
+            try:
+                line = fh.readline(MAX_LINE_BYTES + 1)
+            except UnicodeDecodeError:
+                raise CasekitError(f"line {lineno + 1} is not UTF-8 text", file=str(path)) from None
+            if not line:
+                return
+            lineno += 1
+            if len(line) > MAX_LINE_BYTES:
+                raise CasekitError(f"line {lineno} is longer than {MAX_LINE_BYTES} bytes", file=str(path))
             if not line.strip():
                 continue
             try:
-                yield lineno, json.loads(line, parse_constant=_reject_constant)
+                obj = json.loads(line, parse_constant=_reject_constant, parse_float=_finite)
             except (json.JSONDecodeError, ValueError) as exc:
                 raise CasekitError(f"line {lineno} is not valid JSON: {exc}", file=str(path)) from None
+            except RecursionError:
+                raise CasekitError(f"line {lineno} is nested too deeply", file=str(path)) from None
+            check_numbers(obj, file=f"{path}:{lineno}")
+            yield lineno, obj
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} is not a finite number")
+    return value
+
+
+def check_numbers(data: Any, *, file: str | None = None) -> None:
+    """Every float finite and every integer of at most MAX_INT_DIGITS digits (iteratively)."""
+    stack: list[tuple[Any, str]] = [(data, "")]
+    while stack:
+        obj, where = stack.pop()
+        if isinstance(obj, bool):
+            continue
+        if isinstance(obj, float) and not math.isfinite(obj):
+            raise CasekitError(f"{obj!r} is not a finite number", pointer=where or "/", file=file,
+                               valid="a finite number")
+        if isinstance(obj, int) and len(str(abs(obj))) > MAX_INT_DIGITS:
+            raise CasekitError(f"an integer of more than {MAX_INT_DIGITS} digits", pointer=where or "/", file=file)
+        if isinstance(obj, dict):
+            stack.extend((v, f"{where}/{k}") for k, v in obj.items())
+        elif isinstance(obj, list):
+            stack.extend((v, f"{where}/{i}") for i, v in enumerate(obj))
 
 
 def _reject_constant(name: str) -> float:

@@ -1,4 +1,11 @@
-"""YAML for case sources: safe loading that rejects duplicate keys, deterministic dumping."""
+"""YAML for case sources: safe, bounded loading and deterministic dumping.
+
+Loading rejects what a hostile source could use to stall or mislead the tools: duplicate keys,
+anchors and aliases (the "billion laughs" expansion), nesting deeper than :data:`MAX_DEPTH`,
+files over :data:`MAX_BYTES`, non-finite floats and integers of more than
+:data:`casekit.jsonio.MAX_INT_DIGITS` digits -- each with a one-line error naming where.
+Dumping never writes anchors or aliases.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +15,31 @@ from typing import Any
 import yaml
 
 from casekit.errors import CasekitError
+from casekit.jsonio import check_numbers
+
+MAX_BYTES = 1 << 20
+MAX_DEPTH = 32
 
 
 class _StrictLoader(yaml.SafeLoader):
-    """SafeLoader that refuses duplicate mapping keys instead of keeping the last one."""
+    """SafeLoader that refuses duplicate mapping keys instead of keeping the last one, anchors,
+    aliases and deep nesting."""
+
+    _depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+            raise yaml.composer.ComposerError(None, None, "anchors and aliases (&name, *name) are not allowed",
+                                              event.start_mark)
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                raise yaml.composer.ComposerError(None, None, f"nested more than {MAX_DEPTH} levels deep",
+                                                  event.start_mark)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
 
 
 def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
@@ -35,13 +63,19 @@ _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _c
 
 
 def loads(text: str, *, file: str | None = None) -> Any:
+    if len(text) > MAX_BYTES:
+        raise CasekitError(f"the file is larger than {MAX_BYTES} bytes", file=file)
     try:
-        return yaml.load(text, Loader=_StrictLoader)
+        data = yaml.load(text, Loader=_StrictLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc)
         raise CasekitError(f"not valid YAML{where}: {problem}", file=file) from None
+    except RecursionError:
+        raise CasekitError(f"not valid YAML: nested more than {MAX_DEPTH} levels deep", file=file) from None
+    check_numbers(data, file=file)
+    return data
 
 
 def load(path: Path) -> Any:
@@ -55,7 +89,8 @@ def load(path: Path) -> Any:
 
 
 class _Dumper(yaml.SafeDumper):
-    pass
+    def ignore_aliases(self, data: Any) -> bool:  # shared objects are written out, never aliased
+        return True
 
 
 def _str_representer(dumper: yaml.SafeDumper, data: str) -> yaml.Node:

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.table import Table
 
 from casekit.cli.app import app, console
-from casekit.errors import UsageError
+from casekit.errors import CasekitError, UsageError
 
 
 @app.command("import")
@@ -21,9 +25,8 @@ def import_cases(
 ) -> None:
     """Convert records into casekit case sources; what cannot be mapped is kept for validation to
     report or listed in OUT/import-report.json, never dropped silently."""
-    from casekit import yamlio
     from casekit.importers import IMPORTERS
-    from casekit.jsonio import atomic_write_text, iter_jsonl, write_json
+    from casekit.jsonio import write_json
 
     convert = IMPORTERS.get(fmt)
     if not file.is_file():
@@ -31,25 +34,52 @@ def import_cases(
     if out.exists() and any(out.rglob("*.yaml")) and not force:
         raise UsageError(f"{out} already holds case sources; pass --force to replace them")
     notes: Counter[str] = Counter()
-    report = []
+    report: list[dict[str, Any]] = []
     n = 0
     failed = 0
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-import-", dir=out.parent))
+    try:
+        n, failed = _convert_all(file, convert, staging, notes, report)
+        write_json(staging / "import-report.json", report)
+        for f in sorted(staging.rglob("*")):  # all or nothing: a bad file stops before anything lands
+            if f.is_file():
+                dest = out / f.relative_to(staging)
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(f, dest)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    _summary(file, out, n, failed, notes)
+
+
+def _convert_all(file: Path, convert: Any, staging: Path, notes: Counter[str], report: list[dict[str, Any]]
+                 ) -> tuple[int, int]:
+    from casekit import yamlio
+    from casekit.jsonio import atomic_write_text, iter_jsonl
+
+    n = failed = 0
     for lineno, rec in iter_jsonl(file):
         try:
+            if not isinstance(rec, dict):
+                raise TypeError("a record must be a JSON object")
             imported = convert(rec)
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:  # a record of an unexpected shape
+        except (KeyError, TypeError, ValueError, AttributeError, CasekitError) as exc:  # an unexpected shape
             failed += 1
             notes["failed"] += 1
-            report.append({"line": lineno, "original_id": rec.get("id") if isinstance(rec, dict) else None,
-                           "id": None, "notes": [{"class": "failed", "text": f"cannot convert: {exc!r}"}]})
+            original = rec.get("id") if isinstance(rec, dict) and isinstance(rec.get("id"), str) else None
+            report.append({"line": lineno, "original_id": original, "id": None,
+                           "notes": [{"class": "failed", "text": f"cannot convert: {exc!r}"[:500]}]})
             continue
         src = imported.source
-        atomic_write_text(out / src["family"] / f"{src['id']}.yaml", yamlio.dumps(src))
+        atomic_write_text(staging / src["family"] / f"{src['id']}.yaml", yamlio.dumps(src))
         notes.update(cls for cls, _ in imported.notes)
-        report.append({"line": lineno, "original_id": rec.get("id"), "id": src["id"],
+        report.append({"line": lineno, "original_id": rec["id"], "id": src["id"],
                        "notes": [{"class": c, "text": t} for c, t in imported.notes]})
         n += 1
-    write_json(out / "import-report.json", report)
+    return n, failed
+
+
+def _summary(file: Path, out: Path, n: int, failed: int, notes: Counter[str]) -> None:
     table = Table(title=f"imported {n} record(s) from {file.name}" + (f", {failed} not convertible" if failed else ""),
                   show_edge=False)
     table.add_column("note class")

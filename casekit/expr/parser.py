@@ -30,6 +30,15 @@ _BASE_SYMBOLS = {"x": X, "y": Y, "z": Z, "t": T}
 MAX_LENGTH = 20_000
 MAX_DEPTH = 60
 MAX_POWER_DIGITS = 300  # refuse integer powers whose value would need more digits
+#: bounds that keep derivation (derivatives, residual and leak checks) within seconds and bounded
+#: memory for any accepted expression: literal sizes, arguments of min/max, integer powers of
+#: non-constant bases, nested non-constant exponents ("towers") and the size of the tree
+MAX_INT_DIGITS = 30
+MAX_FLOAT_MAGNITUDE = 1e100
+MAX_ARGS = 8
+MAX_SYMBOLIC_POWER = 32
+MAX_TOWER = 2
+MAX_NODES = 4000
 
 
 def _min(*args: sp.Expr) -> sp.Expr:
@@ -76,12 +85,12 @@ class _Token:
 
 _TOKEN_RE = re.compile(
     r"""
-    (?P<ws>\s+)
-  | (?P<num>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)
+    (?P<ws>[ \t\n\r]+)
+  | (?P<num>(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)
   | (?P<name>[A-Za-z_][A-Za-z0-9_]*)
   | (?P<op>\*\*|[-+*/(),])
     """,
-    re.VERBOSE,
+    re.VERBOSE | re.ASCII,
 )
 
 _HINTS = {
@@ -104,6 +113,10 @@ _HINTS = {
 def _tokenize(text: str) -> list[_Token]:
     tokens: list[_Token] = []
     pos = 0
+    for i, ch in enumerate(text):
+        if not ch.isascii():
+            raise ExpressionError(f"non-ASCII character {ch!r} (U+{ord(ch):04X}) at column {i + 1}: digits, names "
+                                  "and operators must be ASCII")
     while pos < len(text):
         m = _TOKEN_RE.match(text, pos)
         if m is None or m.end() == pos:
@@ -114,6 +127,8 @@ def _tokenize(text: str) -> list[_Token]:
         if kind != "ws":
             tokens.append(_Token(kind, m.group(), pos + 1))
         pos = m.end()
+    if len(tokens) > MAX_NODES:
+        raise ExpressionError(f"expression too large ({len(tokens)} tokens, at most {MAX_NODES})")
     tokens.append(_Token("end", "", len(text) + 1))
     return tokens
 
@@ -254,8 +269,8 @@ class _Parser:
             args.append(self.expr())
         self.expect(")")
         self.depth -= 1
-        if (arities is None and len(args) < 2) or (arities is not None and len(args) not in arities):
-            wanted = "two or more" if arities is None else " or ".join(map(str, arities))
+        if (arities is None and not 2 <= len(args) <= MAX_ARGS) or (arities is not None and len(args) not in arities):
+            wanted = f"two to {MAX_ARGS}" if arities is None else " or ".join(map(str, arities))
             raise ExpressionError(
                 f"function {tok.text!r} at column {tok.col} takes {wanted} argument(s), "
                 f"got {len(args)}"
@@ -273,14 +288,17 @@ def _mul(a: sp.Expr, b: sp.Expr, op: str) -> Callable[[], sp.Expr]:
 
 def _number(tok: _Token) -> sp.Expr:
     text = tok.text
-    if re.fullmatch(r"\d+", text):
-        if len(text) > MAX_POWER_DIGITS:
-            raise ExpressionError(f"number at column {tok.col} is too large")
+    if re.fullmatch(r"[0-9]+", text):
+        if len(text.lstrip("0")) > MAX_INT_DIGITS:
+            raise ExpressionError(f"integer at column {tok.col} has more than {MAX_INT_DIGITS} digits")
         return sp.Integer(int(text))
-    value = float(text)
-    if not math.isfinite(value):
-        raise ExpressionError(f"number {text!r} at column {tok.col} is not finite")
-    return sp.Float(value)
+    return sp.Float(_finite_float(float(text), f"number {text!r} at column {tok.col}"))
+
+
+def _finite_float(value: float, what: str) -> float:
+    if not math.isfinite(value) or abs(value) > MAX_FLOAT_MAGNITUDE:
+        raise ExpressionError(f"{what} is not a finite number of magnitude at most {MAX_FLOAT_MAGNITUDE:g}")
+    return value
 
 
 def _check_power(base: sp.Expr, exponent: sp.Expr, tok: _Token) -> None:
@@ -289,6 +307,22 @@ def _check_power(base: sp.Expr, exponent: sp.Expr, tok: _Token) -> None:
         e = float(exponent)
         if b not in (0.0, 1.0) and abs(math.log10(b) * e) > MAX_POWER_DIGITS:
             raise ExpressionError(f"power at column {tok.col} gives a number that is too large")
+    elif exponent.is_Number:
+        if abs(float(exponent)) > MAX_SYMBOLIC_POWER:
+            raise ExpressionError(f"power at column {tok.col}: exponents of non-constant bases are limited to "
+                                  f"{MAX_SYMBOLIC_POWER} in magnitude")
+    elif _tower(exponent) + 1 > MAX_TOWER:
+        raise ExpressionError(f"power at column {tok.col}: exponents nest more than {MAX_TOWER} levels deep")
+
+
+def _tower(e: sp.Expr) -> int:
+    """How deeply non-constant exponents nest in ``e`` (exp counts as a power)."""
+    if not isinstance(e, sp.Basic) or e.is_Number or e.is_Symbol:
+        return 0
+    inner = max((_tower(a) for a in e.args), default=0)
+    if isinstance(e, sp.exp) or (isinstance(e, sp.Pow) and not e.exp.is_Number):
+        return inner + 1
+    return inner
 
 
 def _combine(tok: _Token, build: Callable[[], sp.Expr]) -> sp.Expr:
@@ -299,8 +333,12 @@ def _combine(tok: _Token, build: Callable[[], sp.Expr]) -> sp.Expr:
         raise ExpressionError(f"cannot evaluate near column {tok.col}: {exc}") from None
     if value.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
         raise ExpressionError(f"undefined value (division by zero or similar) near column {tok.col}")
+    if isinstance(value, sp.exp) and _tower(value) > MAX_TOWER:
+        raise ExpressionError(f"exp at column {tok.col}: exponents nest more than {MAX_TOWER} levels deep")
     if value.has(sp.I):
         raise ExpressionError(f"complex value near column {tok.col}")
+    if value.is_Number and not math.isfinite(float(value)):
+        raise ExpressionError(f"number too large near column {tok.col}")
     return value
 
 
@@ -345,11 +383,11 @@ def as_expr(
     if isinstance(value, bool):
         raise ExpressionError("a boolean is not an expression")
     if isinstance(value, int):
+        if len(str(abs(value))) > MAX_INT_DIGITS:
+            raise ExpressionError(f"integer has more than {MAX_INT_DIGITS} digits")
         return sp.Integer(value)
     if isinstance(value, float):
-        if not math.isfinite(value):
-            raise ExpressionError("number is not finite")
-        return sp.Float(value)
+        return sp.Float(_finite_float(value, "number"))
     if isinstance(value, str):
         return parse(value, variables=variables, params=params)
     raise ExpressionError(f"expected a number or an expression string, not {type(value).__name__}")

@@ -118,7 +118,7 @@ def _sources(path: Path, settings: Settings) -> Iterator[tuple[str | None, list[
     try:
         data = load_source_dict(path)
     except CasekitError as exc:
-        yield None, [Problem(exc.message, check="yaml")]
+        yield None, [Problem(exc.message, exc.pointer, check="yaml")]
         return
     case_id = data.get("id") if isinstance(data.get("id"), str) else None
     yield case_id, check_source(data, path, settings)

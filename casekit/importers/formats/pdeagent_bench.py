@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from casekit.domains import resolve
+from casekit.errors import CasekitError
 from casekit.families import FAMILIES
 from casekit.importers import IMPORTERS
 
@@ -34,6 +35,11 @@ def convert(rec: dict[str, Any]) -> Imported:
     oc = rec["oracle_config"]
     pde = oc["pde"]
     family = pde["type"]
+    if not isinstance(family, str) or family not in FAMILIES:
+        raise ValueError(f"pde.type {str(family)[:60]!r} is not a casekit family "
+                         f"(valid: {', '.join(FAMILIES.names())})")
+    if not isinstance(rec.get("id"), str) or not 0 < len(rec["id"]) <= 120:
+        raise ValueError("the record has no id of 1 to 120 characters")
     out = Imported({})
     src = out.source
     if rec.get("pde_classification", {}).get("equation_type") not in (None, family):
@@ -270,7 +276,7 @@ def _boundary(bc: dict[str, Any], domain: dict[str, Any], periodic_axes: list[st
               out: Imported) -> dict[str, Any]:
     try:
         tags = resolve(domain["template"], domain.get("params")).tags()
-    except Exception:  # the domain itself is reported by validation
+    except CasekitError:  # an unknown template or bad parameters: reported by validation
         tags = []
     dim = 3 if domain["template"] == "unit_cube" else 2
     side = SIDES_3D if dim == 3 else SIDES
