@@ -3,11 +3,12 @@
 A run is the same contract as the local sandbox: a fresh working directory and home holding only
 the run's inputs (bind-mounted at ``/work``; nothing survives from one run to the next), the
 track's image (``RunSpec.image``), no network, an unprivileged user, a read-only root, private
-scratch, memory / process / file-size limits and a wall-clock timeout.  The timed region starts
-when the harness (or, for compiled programs, the in-container wrapper) writes a byte into the bind-mounted timing FIFO, and ends when the
-engine's process exits -- measured here, outside the container (the kernel's monotonic clock is
-shared, so the harness cannot move it).  Engine start-up and teardown fall outside the start
-signal or are a small constant after it; compare runtimes within one runner only.
+scratch, memory / process / file-size limits and a wall-clock timeout. The timed region starts
+when the harness (or, for compiled programs, the in-container wrapper) writes a byte into the
+bind-mounted timing FIFO, and ends when the engine's process exits -- measured here, outside the
+container (the kernel's monotonic clock is shared, so the harness cannot move it). Engine start-up
+and teardown fall outside the start signal or are a small constant after it; compare runtimes
+within one runner only.
 
 Only :func:`command` builds engine command lines; it is pure and tested without an engine.
 """
