@@ -16,8 +16,10 @@ from typer.core import TyperGroup
 
 from casekit.errors import CasekitError, UsageError
 
-console = Console(highlight=False, soft_wrap=True)
-console_err = Console(stderr=True, highlight=False, soft_wrap=True)
+#: markup is off everywhere: messages quote untrusted text (case sources, submissions' output), which
+#: must print as written and can never break the output; styles are given as Text styles
+console = Console(highlight=False, soft_wrap=True, markup=False)
+console_err = Console(stderr=True, highlight=False, soft_wrap=True, markup=False)
 
 
 class _Root(TyperGroup):

@@ -51,7 +51,7 @@ def family_show(name: str = typer.Argument(..., help="Family name.")) -> None:
     from casekit.families import FAMILIES
 
     f = FAMILIES.get(name)
-    console.print(f"[bold]{f.title}[/bold] ({f.name}): {f.equation}")
+    console.print(Text.assemble((f.title, "bold"), f" ({f.name}): {f.equation}"))
     console.print(f"math type: {', '.join(f.math_type)}; BC kinds: {', '.join(f.bc_kinds)}; "
                   f"flux for Neumann/Robin data: {f.flux_text or '-'}")
     for p in f.params:
@@ -170,16 +170,16 @@ def show(
 ) -> None:
     """Print the agent-facing case_spec derived from a case source."""
     from casekit.derive import derive
-    from casekit.model.source import CaseSource, load_source_dict
+    from casekit.model.source import load_source
 
     path = find_case(case)
-    source = CaseSource.from_dict(load_source_dict(path))
+    source = load_source(path)
     derived = derive(source)
     spec = derived.case_spec()
     if as_json:
         console.print_json(json.dumps(spec))
     else:
-        console.print(f"[bold]{source.id}[/bold]: {derived.family.title} on {derived.domain.describe()}")
+        console.print(Text.assemble((source.id, "bold"), f": {derived.family.title} on {derived.domain.describe()}"))
         console.print_json(json.dumps(spec))
     if png is not None:
         from casekit.plots import plot_case

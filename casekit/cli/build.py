@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from casekit.cli.app import app, console
 from casekit.errors import UsageError
@@ -18,9 +19,10 @@ def build(
     track: str = typer.Option("dolfinx", "--track", "-t", help="Track whose solvers calibrate the cases."),
     jobs: int = typer.Option(1, "--jobs", "-j", help="Cases built concurrently (timed runs never overlap)."),
     build_dir: Path = typer.Option(Path("build"), "--build-dir", help="Where stage outputs and records go."),
-    repeats: int = typer.Option(3, "--repeats", help="Timed calibration runs after the warm-up (median)."),
+    repeats: int = typer.Option(3, "--repeats", help="Timed calibration runs, each from a fresh state (median)."),
     timeout: float = typer.Option(600.0, "--timeout", help="Wall-clock limit of one solve, seconds."),
-    memory_mb: int = typer.Option(4096, "--memory-mb", help="Address-space limit of one solve."),
+    memory_mb: int = typer.Option(4096, "--memory-mb", help="Memory limit of one solve (processes and scratch)."),
+    runner: str = typer.Option("local", "--runner", help="local (bubblewrap sandbox), docker, podman or apptainer."),
 ) -> None:
     """Derive, validate, mesh, compute references, calibrate (e_base, t_base, thresholds) and
     trial-run each case; rejected cases are listed with their reasons."""
@@ -36,14 +38,22 @@ def build(
             raise UsageError(f"{p} does not exist")
     if repeats < 1 or jobs < 1:
         raise UsageError("--repeats and --jobs must be at least 1")
+    from casekit.runner.base import RUNNERS
+
+    if runner not in RUNNERS:
+        raise UsageError(f"unknown runner {runner!r}", valid=", ".join(RUNNERS.names()))
+    usable, reason = RUNNERS.get(runner).available()
+    if not usable:
+        raise UsageError(f"the {runner} runner is not usable here: {reason}", valid="casekit env check")
     t = TRACKS.get(track)
     ok, why = t.status()
     if not ok:
         raise UsageError(f"track {track!r} is not usable here: {why}", valid="casekit env check")
     files = case_files(paths)
-    opts = BuildOptions(build_dir, track, repeats, limits=Limits(timeout_sec=timeout, memory_mb=memory_mb))
-    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), TextColumn("{task.fields[last]}"), console=console) as progress:
+    opts = BuildOptions(build_dir, track, repeats, runner=runner,
+                        limits=Limits(timeout_sec=timeout, memory_mb=memory_mb))
+    with Progress(TextColumn("{task.description}", style="bold", markup=False), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), TextColumn("{task.fields[last]}", markup=False), console=console) as progress:
         task = progress.add_task(f"build ({track})", total=len(files), last="")
         outcomes = run_build(
             paths, opts, jobs,
@@ -55,7 +65,7 @@ def build(
     for o in outcomes:
         status = "cached" if o.fully_cached else o.status
         colour = {"built": "green", "cached": "cyan", "rejected": "yellow", "failed": "red"}.get(status, "")
-        table.add_row(o.case_id, f"[{colour}]{status}[/{colour}]" if colour else status,
+        table.add_row(o.case_id, Text(status, colour or ""),
                       f"{o.e_base:.2e}" if o.e_base is not None else "",
                       f"{o.t_base:.3f}" if o.t_base is not None else "", o.reason)
     console.print(table)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from casekit.cli.app import app, console
 from casekit.errors import UsageError
@@ -66,7 +67,7 @@ def domain_show(
     mesh = generate(domain, MeshOptions(cells_across=cells_across, order=order, cell=cell, refine=refine))
     elapsed = time.perf_counter() - t0
     q = quality(mesh)
-    console.print(f"[bold]{name}[/bold]: {domain.describe()}")
+    console.print(Text.assemble((name, "bold"), f": {domain.describe()}"))
     console.print(f"bounding box: {[round(v, 6) for v in domain.bbox()]}")
     what = "area" if domain.dim == 2 else "volume"
     console.print(f"{what}: exact {domain.geometry.measure():.6g}, meshed {mesh.measure():.6g}")

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from casekit.cli.app import app, console
 
@@ -32,9 +33,15 @@ def env_check(
     for col in ("environment", "usable", "details", "reason"):
         table.add_column(col)
     for s in statuses:
-        table.add_row(s.name, "[green]yes[/green]" if s.usable else "[red]no[/red]",
+        table.add_row(s.name, Text("yes", "green") if s.usable else Text("no", "red"),
                       ", ".join(f"{k}={v}" for k, v in s.details.items()), s.reason)
     console.print(table)
+    from casekit.runner.base import RUNNERS
+
+    for name, runner in RUNNERS.items():  # where untrusted code may run here
+        ok, why = runner.available()
+        console.print(Text.assemble(f"runner {name}: ", ("usable" if ok else "not usable", "green" if ok else "red"),
+                                    f" ({why})"))
 
 
 @env_app.command("install")

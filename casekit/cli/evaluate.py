@@ -43,6 +43,9 @@ def evaluate(
         raise UsageError("--repeats and --jobs must be at least 1")
     if runner not in RUNNERS:
         raise UsageError(f"unknown runner {runner!r}", valid=", ".join(RUNNERS.names()))
+    usable, reason = RUNNERS.get(runner).available()
+    if not usable:
+        raise UsageError(f"the {runner} runner is not usable here: {reason}", valid="casekit env check")
     store = open_store(cases, track)
     opts = EvalOptions(store, submissions, out, track, system, repeats, jobs, runner=runner, memory_mb=memory_mb,
                        timing=timing, timing_file=timing_file)

@@ -21,9 +21,9 @@ def case_spec_of(case: str, cases: Path | None) -> tuple[str, dict]:
         return case, store.records[case]["case_spec"]
     from casekit.cli.author import find_case
     from casekit.derive import derive
-    from casekit.model.source import CaseSource, load_source_dict
+    from casekit.model.source import load_source
 
-    source = CaseSource.from_dict(load_source_dict(find_case(case)))
+    source = load_source(find_case(case))
     return source.id, derive(source).case_spec()
 
 

@@ -136,6 +136,20 @@ class CaseSource(Model):
         return super().from_dict(clean)
 
 
+def load_source(path: Path) -> CaseSource:
+    """A case source read and checked against its schema (the first structural problem is an
+    error naming the field), ready to derive from."""
+    from casekit import schema
+
+    data = load_source_dict(path)
+    problems = [p for p in schema.validate(data, "case_source") if not p.message.startswith("unknown field")]
+    if problems:
+        p = problems[0]
+        raise CasekitError(p.message, pointer=p.pointer, file=str(path),
+                           case_id=data.get("id") if isinstance(data.get("id"), str) else None, valid=p.valid)
+    return CaseSource.from_dict(data)
+
+
 def load_source_dict(path: Path) -> dict[str, Any]:
     data = yamlio.load(path)
     if not isinstance(data, dict):

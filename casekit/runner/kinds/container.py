@@ -22,6 +22,7 @@ import subprocess
 import tempfile
 import time
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 from casekit.errors import CasekitError
@@ -83,15 +84,29 @@ class Engine:
                 image, *_inner(spec)]
 
 
+@cache
+def _engine_status(engine: str) -> tuple[bool, str]:
+    """Whether the engine answers (a client without a daemon does not count)."""
+    if shutil.which(engine) is None:
+        return False, f"{engine} is not installed"
+    probe = [engine, "version"] if engine == "apptainer" else [engine, "info", "--format", "{{.ServerVersion}}"]
+    try:
+        r = subprocess.run(probe, capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return False, f"{engine} does not answer: {exc}"
+    if r.returncode != 0:
+        return False, f"{engine} is installed but its engine does not answer: " + \
+            ((r.stderr or r.stdout).strip().splitlines() or ["no output"])[-1][:200]
+    return True, f"{engine} {r.stdout.strip()[:40]}"
+
+
 class ContainerRunner:
     def __init__(self, engine: str) -> None:
         self.name = engine
         self.engine = Engine(engine)
 
     def available(self) -> tuple[bool, str]:
-        if shutil.which(self.name) is None:
-            return False, f"{self.name} is not installed"
-        return True, self.name
+        return _engine_status(self.name)
 
     def run(self, spec: RunSpec, dest: Path) -> RunResult:
         ok, why = self.available()

@@ -1,0 +1,97 @@
+"""Whatever bytes a submission leaves, loading its artifacts raises ArtifactError or succeeds:
+never another exception, never an unbounded allocation."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from casekit.scoring.artifacts import ArtifactError, load_meta, load_solution
+
+SPEC = {"eval_grid": {"nx": 4, "ny": 3, "bbox": [0.0, 1.0, 0.0, 1.0]}, "output": {"field": "u"}}
+MASK = np.ones((3, 4), dtype=bool)
+
+
+def _npz(members: dict[str, bytes]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for name, data in members.items():
+            zf.writestr(name, data)
+    return buf.getvalue()
+
+
+def _npy(a: np.ndarray) -> bytes:
+    buf = io.BytesIO()
+    np.save(buf, a, allow_pickle=True)
+    return buf.getvalue()
+
+
+GOOD = {"x.npy": _npy(np.linspace(0, 1, 4)), "y.npy": _npy(np.linspace(0, 1, 3)), "u.npy": _npy(np.ones((3, 4)))}
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.binary(max_size=3000))
+def test_random_solution_bytes(tmp_path: Path, data: bytes) -> None:
+    (tmp_path / "solution.npz").write_bytes(data)
+    with pytest.raises(ArtifactError):
+        load_solution(tmp_path, SPEC, MASK)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.sampled_from(sorted(GOOD)), st.binary(max_size=400), st.integers(0, 200))
+def test_corrupted_members(tmp_path: Path, member: str, junk: bytes, cut: int) -> None:
+    members = dict(GOOD)
+    members[member] = members[member][:cut] + junk
+    (tmp_path / "solution.npz").write_bytes(_npz(members))
+    try:
+        out = load_solution(tmp_path, SPEC, MASK)
+    except ArtifactError:
+        return
+    assert out["u"].shape == (3, 4)
+
+
+def test_pickled_objects_and_strings_are_refused(tmp_path: Path) -> None:
+    for bad in (np.array([[{"a": 1}] * 4] * 3, dtype=object), np.full((3, 4), "1.0"), np.ones((3, 4), dtype=int)):
+        (tmp_path / "solution.npz").write_bytes(_npz({**GOOD, "u.npy": _npy(bad)}))
+        with pytest.raises(ArtifactError, match="dtype"):
+            load_solution(tmp_path, SPEC, MASK)
+    (tmp_path / "solution.npz").write_bytes(_npz(GOOD))
+    assert load_solution(tmp_path, SPEC, MASK)["u"].sum() == 12
+
+
+def test_a_declared_size_larger_than_the_grid_is_never_inflated(tmp_path: Path) -> None:
+    with zipfile.ZipFile(tmp_path / "solution.npz", "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("x.npy", GOOD["x.npy"])
+        zf.writestr("y.npy", GOOD["y.npy"])
+        with zf.open("u.npy", "w", force_zip64=True) as fh:
+            fh.write(GOOD["u.npy"][:128])
+            for _ in range(64):
+                fh.write(b"\0" * (1 << 20))
+    with pytest.raises(ArtifactError, match="declares"):
+        load_solution(tmp_path, SPEC, MASK)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.one_of(st.binary(max_size=500), st.text(max_size=500).map(str.encode),
+                 st.recursive(st.none() | st.booleans() | st.floats() | st.integers() | st.text(max_size=5),
+                              lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=5), c, max_size=3),
+                              max_leaves=20).map(lambda o: __import__("json").dumps(o).encode())))
+def test_random_meta(tmp_path: Path, data: bytes) -> None:
+    (tmp_path / "meta.json").write_bytes(data)
+    try:
+        load_meta(tmp_path)
+    except ArtifactError:
+        pass
+
+
+def test_deep_and_huge_meta(tmp_path: Path) -> None:
+    for text in ("[" * 100000 + "]" * 100000, '{"a":' * 40 + "1" + "}" * 40, "1" * 2_000_000):
+        (tmp_path / "meta.json").write_text(text)
+        with pytest.raises(ArtifactError):
+            load_meta(tmp_path)

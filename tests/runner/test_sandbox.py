@@ -1,0 +1,123 @@
+"""The local sandbox's parts: refusal where isolation cannot be had, the bubblewrap command line,
+per-run cgroups, and the output reader that hostile files cannot fool."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from casekit.errors import CasekitError
+from casekit.runner import bwrap, cgroups
+from casekit.runner.base import RunSpec
+from casekit.runner.kinds import local
+from casekit.runner.limits import Limits
+from casekit.runner.supervisor import read_outputs
+
+
+def test_without_root_cgroup_v1_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    monkeypatch.setattr(cgroups, "_mounts", lambda: [("/sys/fs/cgroup/memory", "cgroup", {"rw", "memory"}),
+                                                      ("/sys/fs/cgroup/pids", "cgroup", {"rw", "pids"})])
+    cgroups.manager.cache_clear()
+    try:
+        with pytest.raises(cgroups.CgroupUnavailable, match="needs root"):
+            cgroups.manager()
+    finally:
+        cgroups.manager.cache_clear()
+
+
+def test_an_undelegated_v2_cgroup_is_refused_with_the_way_out(monkeypatch: pytest.MonkeyPatch,
+                                                             tmp_path: Path) -> None:
+    (tmp_path / "cgroup.controllers").write_text("cpu memory pids\n")
+    own = tmp_path / "user.slice"
+    own.mkdir()
+    (own / "cgroup.subtree_control").write_text("")
+    own.chmod(0o555)
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    monkeypatch.setattr(os, "access", lambda p, mode: False)
+    monkeypatch.setattr(cgroups, "_mounts", lambda: [(str(tmp_path), "cgroup2", {"rw"})])
+    monkeypatch.setattr(cgroups, "_own_paths", lambda: {"": "/user.slice"})
+    cgroups.manager.cache_clear()
+    try:
+        with pytest.raises(cgroups.CgroupUnavailable, match="Delegate=yes"):
+            cgroups.manager()
+    finally:
+        cgroups.manager.cache_clear()
+        own.chmod(0o755)
+
+
+def test_the_runner_refuses_rather_than_run_weaker(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(local, "unavailable_reason", lambda: "no usable bubblewrap")
+    with pytest.raises(CasekitError, match="untrusted code is not run: no usable bubblewrap"):
+        local.LocalRunner().run(RunSpec(["/bin/true"], {}, {}), tmp_path)
+    ok, why = local.LocalRunner().available()
+    assert not ok and "bubblewrap" in why
+
+
+def test_the_bubblewrap_command_builds_the_root_from_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bwrap, "binary", lambda: "/usr/bin/bwrap")
+    venv = Path(sys.prefix)
+    cmd = bwrap.command(argv=[str(venv / "bin" / "python"), "harness.py"], env={"A": "1"}, needs=[venv],
+                        masks=[venv / "lib" / "casekit"], work=Path("/w"), scratch_bytes=1 << 20, mode="root",
+                        uid=65534, gid=65534, start_fd=7, timing="harness")
+    joined = " ".join(cmd)
+    for flag in ("--unshare-pid", "--unshare-net", "--unshare-ipc", "--die-with-parent", "--new-session",
+                 "--clearenv", f"--ro-bind {venv} {venv}", "--bind /w /run/casekit/work",
+                 "--size 1048576 --tmpfs /tmp", "--size 1048576 --tmpfs /dev/shm", "--tmpfs /run/casekit/home",
+                 f"--perms 0000 --size 4096 --tmpfs {venv / 'lib' / 'casekit'}", "--setenv A 1"):
+        assert flag in joined, flag
+    # only what was listed is bound: no host directory other than the system's and the environment
+    binds = [cmd[i + 1] for i, a in enumerate(cmd) if a in ("--bind", "--ro-bind", "--ro-bind-try")]
+    assert all(b.startswith(("/usr", "/etc", "/sys", "/bin", "/sbin", "/lib", str(venv), "/w")) for b in binds), binds
+    # root mode: privileges are dropped by setpriv right before the command, with no capabilities
+    i = cmd.index("setpriv")
+    assert cmd[i:i + 7] == ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--no-new-privs",
+                            "--inh-caps=-all", "--bounding-set=-all"]
+    assert cmd[-2:] == [str(venv / "bin" / "python"), "harness.py"]
+    user = bwrap.command(argv=["/x"], env={}, needs=[], masks=[], work=Path("/w"), scratch_bytes=1, mode="userns",
+                         uid=65534, gid=65534, start_fd=7, timing="wrapper")
+    assert "--disable-userns" in user and "setpriv" not in user
+    assert user[user.index("--") + 1:user.index("--") + 3] == ["/bin/bash", "-c"] and "exec 7>&-" in " ".join(user)
+
+
+def test_the_output_reader_follows_no_link_and_blocks_on_nothing(tmp_path: Path) -> None:
+    (tmp_path / "solution.npz").write_bytes(b"data")
+    (tmp_path / "meta.json").symlink_to("/etc/passwd")
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "big.bin").write_bytes(b"x" * 5000)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "solver.py").write_text("input")
+    (tmp_path / "bad name").write_text("x")
+    skipped: list[str] = []
+    fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        got = dict(read_outputs(fd, {"solver.py"}, 10, 1000, 10_000, skipped))
+    finally:
+        os.close(fd)
+    assert got == {"solution.npz": b"data"}
+    assert sorted(skipped) == ["bad name", "big.bin", "fifo", "meta.json", "sub"]
+
+
+@pytest.mark.skipif(local.isolation_mode() == "unavailable", reason=local.unavailable_reason() or "")
+def test_a_run_cgroup_limits_and_disappears() -> None:
+    cg = cgroups.manager().create(256, 32, 0.5)
+    try:
+        assert all(d.is_dir() for d in cg.dirs.values())
+        assert cg.members() == []
+    finally:
+        cg.remove()
+    assert not any(d.exists() for d in cg.dirs.values())
+
+
+@pytest.mark.skipif(local.isolation_mode() == "unavailable", reason=local.unavailable_reason() or "")
+def test_a_trivial_run_reports_exit_timing_and_peak_memory(tmp_path: Path) -> None:
+    spec = RunSpec(["/bin/sh", "-c", "echo hi; echo out > result.txt; exit 3"], {"in.txt": b"x"},
+                   {"PATH": "/usr/bin:/bin"}, Limits(timeout_sec=30, memory_mb=256), timing="wrapper")
+    r = local.LocalRunner().run(spec, tmp_path / "out")
+    assert r.exit_code == 3 and r.stdout.strip() == "hi" and r.solve_seconds is not None
+    assert (tmp_path / "out" / "result.txt").read_text() == "out\n"
+    assert not (tmp_path / "out" / "in.txt").exists()  # inputs are not outputs
+    assert any(n.startswith("peak memory") for n in r.notes)
