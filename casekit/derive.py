@@ -28,7 +28,7 @@ import sympy as sp
 from casekit import leak
 from casekit.domains import Domain, resolve
 from casekit.domains.geometry import LineCarrier
-from casekit.errors import CasekitError, Problem, pointer_join
+from casekit.errors import CasekitError, Problem
 from casekit.expr import COORDS, ExpressionError, T, as_expr, exact, param_symbol, to_text
 from casekit.families import FAMILIES, Family, Output
 from casekit.families.calculus import coords, lap
@@ -130,8 +130,7 @@ class _Deriver:
                 self.fail(pointer, f"expected a list of {dim} component expressions",
                           f"a list of {dim} expressions", check="family")
                 return None
-            parts = [self.parse(v, pointer_join(pointer[1:], i) if False else f"{pointer}/{i}",
-                                variables) for i, v in enumerate(value)]
+            parts = [self.parse(v, f"{pointer}/{i}", variables) for i, v in enumerate(value)]
             return None if any(p is None for p in parts) else tuple(parts)
         if isinstance(value, list):
             self.fail(pointer, "expected one scalar expression, not a list", check="family")
@@ -496,10 +495,6 @@ def _text(v: Any) -> Any:
         f = float(v)
         return int(f) if f.is_integer() and abs(f) < 2**53 else f
     return to_text(v)
-
-
-def _param_text(value: Any) -> Any:
-    return value
 
 
 def build_case_spec(d: Derived) -> dict[str, Any]:

@@ -7,6 +7,7 @@ so an interrupted run never leaves a half-written file.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
@@ -60,7 +61,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
             os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
-        with _suppress():
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
 
@@ -152,10 +153,3 @@ def _reject_constant(name: str) -> float:
 def finite_float(value: float) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
-
-class _suppress:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> bool:
-        return True

@@ -18,6 +18,8 @@ from casekit.expr import to_numpy
 
 #: default smallest acceptable relative L2 gap between a visible expression and the solution
 GAP_MIN = 0.1
+#: a gap this small means "numerically identical" (then checked symbolically)
+IDENTICAL_GAP = 1e-9
 
 
 def evaluate(value: Any, points: np.ndarray, t: float, dim: int) -> np.ndarray:

@@ -13,7 +13,8 @@ from casekit.errors import UsageError
 
 @app.command()
 def demo(
-    out: Path = typer.Option(Path("demo"), "--out", help="Directory for everything the demo writes."),
+    out: Path = typer.Option(Path("build/demo"), "--out", help="Directory for everything the demo writes "
+                             "(under build/, which git ignores)."),
     jobs: int = typer.Option(2, "--jobs", "-j", help="Concurrent builds and evaluations."),
 ) -> None:
     """Run the whole pipeline on a small sample of cases with the local DOLFINx track."""

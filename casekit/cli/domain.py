@@ -13,7 +13,7 @@ from rich.text import Text
 from casekit.cli.app import app, console
 from casekit.errors import UsageError
 
-domain_app = typer.Typer(help="The 14 domain templates: parameters, meshes, boundary tags, pictures.",
+domain_app = typer.Typer(help="The domain templates: parameters, meshes, boundary tags, pictures.",
                          no_args_is_help=True)
 app.add_typer(domain_app, name="domain")
 

@@ -20,7 +20,9 @@ from casekit.registry import Registry
 Fields = dict[str, Any]  # unknown name -> sympy scalar or tuple of components
 Params = dict[str, Any]  # parameter name -> sympy scalar or tuple
 
+#: boundary-condition kinds; the first three carry data on their boundary part
 BC_KINDS = ("dirichlet", "neumann", "robin", "periodic")
+DATA_BC_KINDS = BC_KINDS[:3]
 MATH_TYPES = ("elliptic", "parabolic", "hyperbolic", "mixed_type", "incompressible_flow",
               "reaction_diffusion")
 
@@ -154,4 +156,13 @@ FAMILIES: Registry[Family] = Registry("family", plugins="casekit.families.equati
 
 
 def register(family: Family) -> Family:
+    """Register a family, checking its declared kinds against the design's vocabularies."""
+    from casekit.errors import CasekitError
+
+    for what, given, valid in (("math type", {*family.math_type, *(family.transient_math_type or ())}, MATH_TYPES),
+                               ("boundary-condition kind", set(family.bc_kinds), BC_KINDS)):
+        unknown = sorted(given - set(valid))
+        if unknown:
+            raise CasekitError(f"family {family.name!r} declares the unknown {what}(s) {', '.join(unknown)}",
+                               valid=", ".join(valid))
     return FAMILIES.register(family.name, family)

@@ -18,6 +18,7 @@ import jinja2
 from casekit.domains import resolve
 from casekit.errors import CasekitError
 from casekit.families import FAMILIES
+from casekit.families.base import DATA_BC_KINDS
 from casekit.jsonio import sha256_bytes
 from casekit.resources import templates_dir
 
@@ -111,7 +112,7 @@ def _params_text(spec: dict[str, Any], family: Any) -> str:
 
 def _bc_lines(spec: dict[str, Any], family: Any) -> list[str]:
     lines = []
-    for kind in ("dirichlet", "neumann", "robin"):
+    for kind in DATA_BC_KINDS:
         tags = [e["tag"] for e in spec["bc"].get(kind, [])]
         if tags:
             what = {"dirichlet": "given values", "neumann": f"given flux {family.flux_text}",

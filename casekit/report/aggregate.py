@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from casekit.scoring.gates import STAGES, gate
-from casekit.thresholds import thresholds
+from casekit.thresholds import tau_time, thresholds
 
 ALPHA_ACC = (2.0, 5.0, 10.0, 50.0, 100.0)
 ALPHA_TIME = (1.0, 2.0, 3.0, 5.0)
@@ -62,9 +62,12 @@ def regate(v: dict[str, Any], alpha_acc: float | None = None, alpha_time: float 
     cal = v["calibration"]
     config = {"alpha_acc": alpha_acc or cal["alpha_acc"], "alpha_time": alpha_time or cal["alpha_time"],
               "tau_min": cal["tau_min"]}
+    # the runtime gate against what the verdict was timed against (paired: the calibration re-timed
+    # beside it, so this is the ratio t / t_calibration against alpha_time; older verdicts: t_base)
+    t_reference = (v.get("timing") or {}).get("t_reference") or cal["t_base"]
     tau = thresholds(config, cal["e_base"], cal["t_base"])
     runtime = v["runtime"]["median"] if v["runtime"] else None
-    return gate(True, v["error"], tau["tau_acc"], runtime, tau["tau_time"]).stage
+    return gate(True, v["error"], tau["tau_acc"], runtime, tau_time(config, t_reference)).stage
 
 
 def sensitivity(verdicts: list[dict[str, Any]]) -> dict[str, dict[float, float]]:

@@ -60,9 +60,13 @@ def sensitivity(by_system: dict[str, list[dict[str, Any]]], which: str, path: Pa
     for system, vs in by_system.items():
         curve = agg.sensitivity(vs)[which]
         ax.plot(list(curve), [100 * v for v in curve.values()], marker="o", label=system)
+    calibrated = {v["calibration"][which] for vs in by_system.values() for v in vs}
+    for a in sorted(calibrated):  # the alpha the verdicts were gated with
+        ax.axvline(a, ls="--", color="grey", lw=1)
+        ax.annotate(f"calibrated {a:g}", (a, 3), fontsize=7, color="grey", rotation=90, ha="right")
     if which == "alpha_acc":
         ax.set_xscale("log")
-    ax.set_xlabel("alpha_acc" if which == "alpha_acc" else "alpha_time")
+    ax.set_xlabel("alpha_acc" if which == "alpha_acc" else "alpha_time (gate: t / t_calibration, paired)")
     ax.set_ylabel("pass rate [%]")
     ax.set_ylim(0, 105)
     ax.set_title(f"Sensitivity of the pass rate to {which}")

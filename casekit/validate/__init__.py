@@ -18,6 +18,7 @@ from casekit import schema
 from casekit.derive import Derived, derive
 from casekit.errors import CasekitError, Problem, UsageError
 from casekit.families import FAMILIES
+from casekit.families.base import DATA_BC_KINDS
 from casekit.jsonio import iter_jsonl
 from casekit.model.record import CaseRecord
 from casekit.model.source import CaseSource, load_source_dict
@@ -216,7 +217,7 @@ def _typed(d: Derived) -> list[Problem]:
 def _view_of_derived(d: Derived) -> CaseView:
     tags = {}
     spec = d.case_spec()
-    for kind in ("dirichlet", "neumann", "robin"):
+    for kind in DATA_BC_KINDS:
         for i, entry in enumerate(spec["bc"].get(kind, [])):
             tags[f"/bc/{kind}/{i}"] = entry["tag"]
     typed = set(d.typed)

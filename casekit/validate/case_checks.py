@@ -20,9 +20,10 @@ import numpy as np
 import sympy as sp
 
 from casekit import leak
-from casekit.domains.geometry import Box, Region
+from casekit.domains.geometry import BOUNDARY_TOL, Box, Region
 from casekit.errors import Problem
 from casekit.expr import COORDS, T, exact
+from casekit.families.base import DATA_BC_KINDS
 from casekit.families.calculus import lap
 from casekit.registry import Registry
 from casekit.validate.view import CaseView, parse_all, visible_values
@@ -155,7 +156,7 @@ def boundary_data(view: CaseView, s: Settings) -> list[Problem]:
     fam, sol = view.family, view.solution
     main = sol[fam.unknowns[0].name]
     problems = []
-    for kind in ("dirichlet", "neumann", "robin"):
+    for kind in DATA_BC_KINDS:
         for i, entry in enumerate(view.spec["bc"].get(kind, [])):
             tag = entry["tag"]
             if tag not in view.domain.tags():
@@ -181,7 +182,7 @@ def boundary_data(view: CaseView, s: Settings) -> list[Problem]:
                                                  f"have the wrong number of components", "boundary_data"))
                     continue
                 worst = max(_rel(_values(stated, pts, t, view.dim), _values(exp, pts, t, view.dim),
-                                     1e-3 * view.solution_scale)
+                                     view.value_floor)
                             for t in _times(view))
                 if worst > s.data_tol:
                     problems.append(view.problem(
@@ -206,7 +207,7 @@ def initial_data(view: CaseView, s: Settings) -> list[Problem]:
             problems.append(view.problem(f"/ic/{name}", f"initial data {name!r} are missing", "initial_data"))
             continue
         worst = _rel(_values(view.expr(view.spec["ic"][name]), pts, view.t0, view.dim),
-                     _values(exp, pts, view.t0, view.dim), 1e-3 * view.solution_scale)
+                     _values(exp, pts, view.t0, view.dim), view.value_floor)
         if worst > s.data_tol:
             problems.append(view.problem(f"/ic/{name}", f"initial data {name!r} disagree with the "
                                          f"manufactured solution at t0 (relative error {worst:.2e})",
@@ -230,7 +231,7 @@ def leak_check(view: CaseView, s: Settings) -> list[Problem]:
         if gap >= s.gap_min:
             continue
         what = _describe(pointer, view.spec)
-        if gap < 1e-9 and leak.symbolically_equal(expr, sol):
+        if gap < leak.IDENTICAL_GAP and leak.symbolically_equal(expr, sol):
             problems.append(view.problem(pointer, f"{what} is the hidden solution itself: evaluating "
                                          "it everywhere reproduces the reference", "leak.symbolic",
                                          "data restricted to the boundary (casekit derives them)"))
@@ -280,10 +281,10 @@ def periodicity(view: CaseView, s: Settings) -> list[Problem]:
             for t in _times(view):
                 a = _values(u, pts, t, view.dim)
                 b = _values(u, pts + shift, t, view.dim)
-                worst = _rel(a, b, 1e-3 * view.solution_scale)
+                worst = _rel(a, b, view.value_floor)
                 grads = [sp.diff(c, x) for c in _components(u) for x in COORDS[: view.dim]]
                 worst = max(worst, *(_rel(_values(g, pts, t, view.dim), _values(g, pts + shift, t, view.dim),
-                                          1e-3 * view.solution_scale) for g in grads))
+                                          view.value_floor) for g in grads))
                 if worst > s.data_tol:
                     problems.append(view.problem(
                         f"/bc/periodic/{i}", f"the manufactured {name!r} is not periodic across "
@@ -311,11 +312,12 @@ def structure(view: CaseView) -> list[Problem]:
         problems.append(view.problem("/domain/boundary_tags", "boundary tags differ from the domain's",
                                      "boundary", ", ".join(dom.tags())))
     bounds = [float(v) for v in spec["domain"]["bounds"]]
-    if len(bounds) != len(dom.bbox()) or not np.allclose(bounds, dom.bbox(), atol=1e-9):
+    tol = BOUNDARY_TOL * view.domain.geometry.diameter()
+    if len(bounds) != len(dom.bbox()) or not np.allclose(bounds, dom.bbox(), atol=tol):
         problems.append(view.problem("/domain/bounds", "bounds differ from the domain's bounding box",
                                      "domain", ", ".join(f"{v:g}" for v in dom.bbox())))
     seen: dict[str, str] = {}
-    for kind in ("dirichlet", "neumann", "robin"):
+    for kind in DATA_BC_KINDS:
         if kind in spec["bc"] and kind not in fam.bc_kinds:
             problems.append(view.problem(f"/bc/{kind}", f"family {fam.name!r} does not support {kind} "
                                          "conditions", "boundary", ", ".join(fam.bc_kinds)))
@@ -364,7 +366,7 @@ def _grid_covers(view: CaseView) -> list[Problem]:
             return [view.problem(f"/eval_grid/bbox/{2 * i + 1}", f"{'xyz'[i]}max must exceed "
                                  f"{'xyz'[i]}min", "grid")]
     dom = view.domain.bbox()
-    tol = 1e-9 * view.domain.geometry.diameter()
+    tol = BOUNDARY_TOL * view.domain.geometry.diameter()
     for i in range(view.dim):
         if bbox[2 * i] > dom[2 * i] + tol or bbox[2 * i + 1] < dom[2 * i + 1] - tol:
             return [view.problem("/eval_grid/bbox", "the evaluation grid does not cover the domain",

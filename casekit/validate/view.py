@@ -17,10 +17,15 @@ from casekit.domains import Domain, resolve
 from casekit.errors import CasekitError, Problem
 from casekit.expr import ExpressionError, as_expr, exact
 from casekit.families import FAMILIES, Family, Output
+from casekit.families.base import DATA_BC_KINDS
 from casekit.families.calculus import coords
 from casekit.grid import Grid
 
 Locate = Callable[[str], str]
+
+
+#: relative comparisons of data values fall back to absolute below this fraction of the solution scale
+VALUE_FLOOR = 1e-3
 
 
 @dataclass
@@ -76,6 +81,12 @@ class CaseView:
 
         v = evaluate(self.solution[self.output.of], self.interior_points, self.t_end, self.dim)
         return float(np.sqrt(np.mean(np.square(v)))) or 1.0
+
+    @property
+    def value_floor(self) -> float:
+        """Absolute floor of relative comparisons of data values: a thousandth of the solution's
+        scale (so values near zero are compared absolutely)."""
+        return VALUE_FLOOR * self.solution_scale
 
     def sample_points(self, n: int = 400) -> np.ndarray:
         pts = self.interior_points
@@ -141,7 +152,7 @@ def visible_values(spec: dict[str, Any], family: Family) -> list[tuple[str, Any,
             out.append((f"/pde/params/{name}", v, ("u",) if kinds[name] == "reaction" else ()))
     for name, v in spec["pde"].get("forcing", {}).items():
         out.append((f"/pde/forcing/{name}", v, ()))
-    for kind in ("dirichlet", "neumann", "robin"):
+    for kind in DATA_BC_KINDS:
         for i, entry in enumerate(spec["bc"].get(kind, [])):
             out.append((f"/bc/{kind}/{i}/value", entry["value"], ()))
             if "laplacian" in entry:

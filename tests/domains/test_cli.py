@@ -48,5 +48,15 @@ def test_bad_parameters_are_one_clear_line(tmp_path: Path) -> None:
 def test_gallery(tmp_path: Path) -> None:
     result = runner.invoke(app, ["domain", "gallery", str(tmp_path), "--cells-across", "6"])
     assert result.exit_code == 0, result.output
-    assert len(list(tmp_path.glob("*.png"))) == 14
+    from casekit.domains import DOMAINS
+
+    assert len(list(tmp_path.glob("*.png"))) == len(DOMAINS)
     assert "| `gear` |" in (tmp_path / "README.md").read_text()
+
+
+def test_the_demo_writes_under_build_which_git_ignores() -> None:
+    result = runner.invoke(app, ["demo", "--help"])
+    assert result.exit_code == 0 and "build/demo" in result.output
+    from tests.conftest import REPO
+
+    assert "/build/" in (REPO / ".gitignore").read_text().split()

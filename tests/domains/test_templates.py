@@ -18,10 +18,10 @@ ALL = DOMAINS.names()
 TWO_D = [n for n in ALL if DOMAINS.get(n).dim == 2]
 
 
-def test_the_fourteen_templates_are_registered() -> None:
-    assert sorted(["unit_square", "unit_cube", "l_shape", "square_with_hole", "multi_hole", "circle",
-                          "annulus", "eccentric_annulus", "sector", "star", "gear", "t_junction", "dumbbell",
-                          "periodic_square"]) == ALL
+def test_the_papers_fourteen_templates_are_registered() -> None:
+    paper = {"unit_square", "unit_cube", "l_shape", "square_with_hole", "multi_hole", "circle", "annulus",
+             "eccentric_annulus", "sector", "star", "gear", "t_junction", "dumbbell", "periodic_square"}
+    assert paper <= set(ALL)  # more templates may be registered; these must be
 
 
 def _boundary_facets(mesh) -> set[tuple[int, ...]]:

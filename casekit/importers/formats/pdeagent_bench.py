@@ -75,8 +75,10 @@ def convert(rec: dict[str, Any]) -> Imported:
     src["calibration"] = _calibration(oc, out)
     if "reference_config" in oc:
         src["reference"] = _reference(oc["reference_config"], src["calibration"], out)
-    if "agent_knobs" in rec:
-        src["agent_knobs"] = rec["agent_knobs"]  # kept: no casekit code reads it; validate reports it
+    if rec.get("agent_knobs"):  # method hints for agents (e.g. Taylor-Hood for Stokes): not part of a case
+        names = [k.get("name", "?") for k in rec["agent_knobs"] if isinstance(k, dict)]
+        out.note("dropped", f"agent_knobs {names} are solver hints for agents, not case data; casekit's prompts give "
+                 "every agent the same contract and guide")
     src["tracks"] = list(rec.get("supported_libraries", ["dolfinx"]))
     return out
 

@@ -29,6 +29,7 @@ import sympy as sp
 from casekit.domains.msh22 import boundary_ids, circles
 from casekit.errors import CasekitError
 from casekit.expr import T, as_expr, exact, param_symbol, to_muparser
+from casekit.families.base import DATA_BC_KINDS
 from casekit.registry import Registry
 from casekit.solvers.settings import SolveSettings
 
@@ -197,7 +198,7 @@ def settings_json(case_spec: dict[str, Any], settings: dict[str, Any], mesh: str
         form = FORMS.get(family)(case_spec)
     ids = boundary_ids(case_spec)
     bc = []
-    for kind in ("dirichlet", "neumann", "robin"):
+    for kind in DATA_BC_KINDS:
         for e in case_spec["bc"].get(kind, []):
             entry = {"kind": kind, "id": ids[e["tag"]], "value": mu_list(e["value"]),
                      "alpha": float(e.get("alpha", 0.0))}

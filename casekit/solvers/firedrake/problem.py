@@ -142,16 +142,11 @@ class Problem:
     def sample(self, u: Any, pts: np.ndarray) -> np.ndarray:
         """u at the grid points; points just outside the straight-sided mesh (inside a curved
         boundary) take the value at the nearest mesh vertex."""
-        values = u.at(pts, dont_raise=True)
         shape = u.ufl_shape
-        out = np.full((len(pts), *shape), np.nan)
-        missing = []
-        for i, v in enumerate(values):
-            if v is None:
-                missing.append(i)
-            else:
-                out[i] = v
-        if missing:
+        evaluator = fd.PointEvaluator(self.mesh, pts, missing_points_behaviour="ignore")
+        out = np.asarray(evaluator.evaluate(u), dtype=float).reshape((len(pts), *shape))
+        missing = np.flatnonzero(~np.isfinite(out.reshape(len(pts), -1)).all(axis=1))
+        if len(missing):
             from scipy.spatial import cKDTree
 
             P1 = fd.VectorFunctionSpace(self.mesh, "CG", 1, dim=shape[0]) if shape else fd.FunctionSpace(self.mesh,

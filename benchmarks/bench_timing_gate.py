@@ -1,0 +1,203 @@
+"""The runtime gate, measured: does it pass the calibration solver and fail slower solvers, on an
+idle machine and under load?  (printed, never asserted)
+
+On six cases of six families (the committed sample, built with the DOLFINx track), each trial
+evaluates three systems exactly as ``casekit evaluate`` does (one batch per case: the case's
+calibration solver timed alongside, ``--repeats`` runs each, every run from a fresh state):
+
+* ``calibration`` -- the case's calibration solver as a submission;
+* ``4x`` and ``8x`` -- the same solver on a finer mesh, refined until its median runtime is 4
+  and 8 times the calibration's (found once per case on the idle machine and cached).
+
+It runs once on the idle machine and once with a CPU-bound process busy on one core, and prints
+per condition the pass rates of the runtime gate at alpha_time in {1.5, 2, 3, 5} and the spread
+(p5 / p50 / p95) of the ratio -- for the paired gate (t / t_calibration of the same batch) and, for
+comparison, the absolute gate on the build's t_base (the protocol before paired timing).
+
+    python benchmarks/bench_timing_gate.py [--trials 30] [--trials-8x 10] [--repeats 3]
+        [--conditions idle,loaded] [--build-dir build/bench-timing]
+
+Raw ratios go to BUILD_DIR/timing-gate.json.  Expect about 2-3 h per condition with the defaults
+on 2 cores (it is a benchmark; use --trials 3 for a quick look).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from casekit.build.pipeline import BuildOptions
+from casekit.build.run import build
+from casekit.evaluate.baselines import calibration_settings
+from casekit.evaluate.pairing import Attempt, CaseBatch, evaluate_case
+from casekit.evaluate.store import open_store
+from casekit.execution import execute
+from casekit.runner.limits import Limits
+from casekit.tracks import TRACKS
+
+REPO = Path(__file__).resolve().parent.parent
+CASES = [
+    "poisson/poisson_dumbbell_contrast_smooth_mixed_s1008",
+    "heat/heat_annulus_constant_short_peak_mixed_s1006",
+    "helmholtz/helmholtz_circle_medium_oscillatory_dirichlet_s1008",
+    "stokes/stokes_annulus_unit_smooth_mixed_s1005",
+    "linear_elasticity/linear_elasticity_annulus_compressible_smooth_mixed_s1005",
+    "biharmonic/biharmonic_annulus_smooth_s1007",
+]
+ALPHAS = (1.5, 2.0, 3.0, 5.0)
+TARGETS = {"4x": 4.0, "8x": 8.0}
+
+
+def _median_time(track: Any, record: dict[str, Any], settings: dict[str, Any], repeats: int) -> float:
+    files = track.calibration_submission(settings, record["case_spec"])
+    with tempfile.TemporaryDirectory() as tmp:
+        ex = execute(track, files, record["case_spec"], Path(tmp) / "a", repeats=repeats,
+                     limits=Limits(timeout_sec=600))
+    if ex.runtime is None:
+        raise RuntimeError(f"{record['id']}: the solver failed: {ex.failure}")
+    return ex.runtime
+
+
+def slow_settings(track: Any, record: dict[str, Any], cache: dict[str, Any], repeats: int) -> dict[str, Any]:
+    """Settings (a finer mesh) making the calibration solver 4x and 8x slower, found by probing
+    refinements and interpolating in log(time) over log(cells)."""
+    cid = record["id"]
+    if cid in cache:
+        return cache[cid]  # type: ignore[no-any-return]
+    base = calibration_settings(record)
+    n0 = int(base["cells_across"])
+    t0 = _median_time(track, record, base, repeats)
+    probes = [(n0, t0)]
+    out: dict[str, Any] = {"t_calibration": t0}
+    for name, target in TARGETS.items():
+        n = probes[-1][0]
+        while probes[-1][1] < target * t0 * 1.05:
+            n = round(n * 1.35) + 1
+            probes.append((n, _median_time(track, record, {**base, "cells_across": n}, repeats)))
+        # the two probes around the target, interpolated (time is close to a power of cells)
+        lo = max((p for p in probes if p[1] <= target * t0), key=lambda p: p[1])
+        hi = min((p for p in probes if p[1] >= target * t0), key=lambda p: p[1])
+        if hi[0] == lo[0]:
+            n_target = hi[0]
+        else:
+            slope = math.log(hi[1] / lo[1]) / math.log(hi[0] / lo[0])
+            n_target = round(lo[0] * (target * t0 / lo[1]) ** (1 / slope)) if slope > 0 else hi[0]
+        settings = {**base, "cells_across": n_target}
+        out[name] = {"settings": settings, "t": _median_time(track, record, settings, repeats)}
+        print(f"  {cid}: {name} = cells_across {n_target} (calibration {n0}): {out[name]['t']:.2f} s vs "
+              f"{t0:.2f} s ({out[name]['t'] / t0:.1f}x)", flush=True)
+    cache[cid] = out
+    return out
+
+
+def run_condition(condition: str, store: Any, track: Any, slow: dict[str, Any], trials: int, trials_8x: int,
+                  repeats: int, out_dir: Path) -> list[dict[str, Any]]:
+    hog = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if condition == "loaded" else None
+    rows = []
+    try:
+        for trial in range(trials):
+            t_start = time.monotonic()
+            for cid, record in sorted(store.records.items()):
+                attempts = [("calibration", track.calibration_submission(calibration_settings(record),
+                                                                           record["case_spec"]))]
+                for name in TARGETS:
+                    if name == "8x" and trial >= trials_8x:
+                        continue
+                    attempts.append((name, track.calibration_submission(slow[cid][name]["settings"],
+                                                                        record["case_spec"])))
+                batch = CaseBatch(record, store.reference(cid), [
+                    Attempt(name, 1, files, "", out_dir / "artifacts" / condition / name / cid)
+                    for name, files in attempts])
+                verdicts = evaluate_case(batch, track, repeats=repeats, limits=Limits(timeout_sec=600), hide=(),
+                                         runner="local", timing="paired", t_file=None,
+                                         calibration_dir=out_dir / "calibration" / condition / cid)
+                t_base = float(record["evaluation_metadata"]["t_base"])
+                for v in verdicts:
+                    if v["runtime"] is None:
+                        print(f"  {condition} {cid} {v['system']}: {v['stage']} {v['failure']}", flush=True)
+                        continue
+                    rows.append({"condition": condition, "trial": trial, "case": cid, "system": v["system"],
+                                 "runtime": v["runtime"]["median"], "runs": v["runtime"]["runs"],
+                                 "t_calibration": v["timing"]["t_reference"],
+                                 "calibration_runs": v["timing"]["reference_runs"],
+                                 "paired_ratio": v["timing"]["ratio"],
+                                 "absolute_ratio": v["runtime"]["median"] / t_base,
+                                 "stage": v["stage"]})
+            print(f"{condition}: trial {trial + 1}/{trials} in {time.monotonic() - t_start:.0f} s", flush=True)
+    finally:
+        if hog is not None:
+            hog.kill()
+    return rows
+
+
+def _pct(values: list[float], q: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, max(0, round(q / 100 * (len(s) - 1))))]
+
+
+def report(rows: list[dict[str, Any]]) -> None:
+    for condition in sorted({r["condition"] for r in rows}, key=lambda c: c != "idle"):
+        print(f"\n== {condition} ==")
+        header = f"{'system':>12s} {'gate':>9s} {'n':>4s} " + " ".join(f"a={a:<4g}" for a in ALPHAS) + \
+            f" {'p5':>6s} {'p50':>6s} {'p95':>6s} {'p95/p5':>7s}"
+        print(header)
+        for system in ("calibration", *TARGETS):
+            sel = [r for r in rows if r["condition"] == condition and r["system"] == system]
+            if not sel:
+                continue
+            for gate in ("paired", "absolute"):
+                ratios = [r[f"{gate}_ratio"] for r in sel]
+                rates = " ".join(f"{100 * sum(x <= a for x in ratios) / len(ratios):5.1f}%" for a in ALPHAS)
+                p5, p50, p95 = (_pct(ratios, q) for q in (5, 50, 95))
+                print(f"{system:>12s} {gate:>9s} {len(ratios):4d} {rates} {p5:6.2f} {p50:6.2f} {p95:6.2f} "
+                      f"{p95 / p5:7.2f}")
+        cal = [r for r in rows if r["condition"] == condition and r["system"] == "calibration"]
+        if cal:
+            t = [x for r in cal for x in r["calibration_runs"]]
+            print(f"  calibration run times: median {statistics.median(t):.2f} s over {len(t)} paired runs")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--trials", type=int, default=30)
+    ap.add_argument("--trials-8x", type=int, default=10)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--conditions", default="idle,loaded")
+    ap.add_argument("--build-dir", type=Path, default=REPO / "build" / "bench-timing")
+    ap.add_argument("--cases", type=int, default=len(CASES), help="Use the first N of the six cases.")
+    ap.add_argument("--report-only", action="store_true", help="Print the table of a previous run.")
+    args = ap.parse_args()
+    results_path = args.build_dir / "timing-gate.json"
+    if args.report_only:
+        report(json.loads(results_path.read_text())["rows"])
+        return
+    track = TRACKS.get("dolfinx")
+    paths = [REPO / "cases" / f"{c}.yaml" for c in CASES[:args.cases]]
+    outcomes = build(paths, BuildOptions(args.build_dir, "dolfinx", repeats=args.repeats))
+    bad = [o for o in outcomes if o.status != "built"]
+    if bad:
+        raise SystemExit(f"cases not built: {[(o.case_id, o.reason) for o in bad]}")
+    store = open_store(args.build_dir, "dolfinx")
+    cache_path = args.build_dir / "slow-settings.json"
+    cache = json.loads(cache_path.read_text()) if cache_path.exists() else {}
+    print("finding the 4x and 8x refinements (idle machine)", flush=True)
+    slow = {cid: slow_settings(track, rec, cache, args.repeats) for cid, rec in sorted(store.records.items())}
+    cache_path.write_text(json.dumps(cache, indent=2))
+    rows: list[dict[str, Any]] = []
+    for condition in args.conditions.split(","):
+        rows += run_condition(condition, store, track, slow, args.trials, args.trials_8x, args.repeats,
+                              args.build_dir / "runs")
+        results_path.write_text(json.dumps({"rows": rows, "slow": slow}, indent=1))
+    report(rows)
+
+
+if __name__ == "__main__":
+    main()
