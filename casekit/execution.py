@@ -52,8 +52,15 @@ class Execution:
 
     @property
     def runtime(self) -> float | None:
+        """The median of the runs' solve times (None unless every run succeeded and was timed)."""
         times = self.solve_times
         return statistics.median(times) if times and len(times) == len(self.runs) and self.ok else None
+
+    @property
+    def slowest(self) -> float | None:
+        """The slowest run: what the evaluator's runtime gate takes (no run may buy time for
+        another, the way no run may be inaccurate)."""
+        return max(self.solve_times) if self.runtime is not None else None
 
     @property
     def exit_status(self) -> int | None:

@@ -21,10 +21,40 @@ from casekit.errors import CasekitError
 
 
 def dumps(obj: Any, *, indent: int | None = None) -> str:
-    """JSON text with the caller's key order, no NaN/Infinity, UTF-8 as is."""
-    if indent is None:
-        return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    return json.dumps(obj, ensure_ascii=False, indent=indent, allow_nan=False) + "\n"
+    """JSON text with the caller's key order, no NaN/Infinity, UTF-8 as is.  Text that is not
+    valid Unicode (lone surrogates, e.g. from a file name or meta.json a submission wrote) is
+    escaped, so whatever reached a record can always be written."""
+    def render(o: Any) -> str:
+        if indent is None:
+            return json.dumps(o, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        return json.dumps(o, ensure_ascii=False, indent=indent, allow_nan=False) + "\n"
+
+    text = render(obj)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = render(unicode_safe(obj))
+    return text
+
+
+def safe_text(text: str) -> str:
+    """``text`` made encodable as UTF-8: a lone surrogate becomes the six characters ``\\udXXX``."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
+def unicode_safe(obj: Any) -> Any:
+    """``obj`` with every string (keys included) made encodable as UTF-8."""
+    if isinstance(obj, str):
+        return safe_text(obj)
+    if isinstance(obj, dict):
+        return {unicode_safe(k): unicode_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [unicode_safe(v) for v in obj]
+    return obj
 
 
 def canonical(obj: Any) -> bytes:

@@ -299,8 +299,10 @@ class Region:
 
     def bbox(self) -> tuple[float, ...]:
         ext = np.array([p.segment.extent() for p in self.outer.pieces])
-        return (float(ext[:, 0].min()), float(ext[:, 1].max()),
-                float(ext[:, 2].min()), float(ext[:, 3].max()))
+        # to 12 decimals: round-off of trigonometric extents (-4.3e-16 for 0) must not reach the
+        # agent-visible grid box or expressions built from it
+        return tuple(round(float(v), 12) + 0.0 for v in (ext[:, 0].min(), ext[:, 1].max(), ext[:, 2].min(),
+                                                         ext[:, 3].max()))
 
     def diameter(self) -> float:
         b = self.bbox()

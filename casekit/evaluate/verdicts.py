@@ -2,7 +2,8 @@
 
 Every run of an attempt is scored (:class:`RunScorer` is the per-run check): the accuracy gate
 takes the largest error over the runs, so an attempt cannot be fast in some runs and accurate in
-others.  The runtime gate takes the median solve time over the runs against
+others.  The runtime gate takes the *slowest* run, for the same reason: a run that solves slowly
+and leaves its answer where a later run could find it fast gains nothing.  It compares it with
 ``alpha_time * t_reference`` where ``t_reference`` is, by default, the case's calibration solver
 timed on the same machine in the same evaluation (paired timing).  Whatever an artifact holds,
 scoring ends in a verdict: an unexpected error while scoring is that attempt's artifact failure.
@@ -20,6 +21,7 @@ import numpy as np
 from casekit.domains import resolve
 from casekit.execution import Execution, Failure
 from casekit.grid import Grid
+from casekit.jsonio import unicode_safe
 from casekit.scoring import metrics
 from casekit.scoring.artifacts import ArtifactError, load_meta, load_solution
 from casekit.scoring.gates import gate
@@ -83,7 +85,7 @@ def verdict(record: dict[str, Any], ex: Execution, scorer: RunScorer | None, tim
     if failure is not None and ex.failed_run and len(ex.runs) > 1:
         failure = (failure[0], f"{ex.failed_run}: {failure[1]}")
     error = max(scorer.errors) if scorer is not None and scorer.errors and failure is None else None
-    runtime = ex.runtime if failure is None else None
+    runtime = ex.slowest if failure is None else None
     t_ref = timing.t_reference if timing is not None else float(meta_cfg["t_base"])
     tau_t = tau_time(config, t_ref)
     g = gate(failure is None and error is not None, error, tau_acc, runtime, tau_t)
@@ -99,12 +101,13 @@ def verdict(record: dict[str, Any], ex: Execution, scorer: RunScorer | None, tim
             if (ex.artifacts / name).exists():
                 paths[name.split(".")[0]] = str(ex.artifacts / name)
     diagnostics = _diagnostics(scorer.meta if scorer is not None else {}, runtime)
-    return {
+    return unicode_safe({
         "case_id": record["id"], "track": track, "system": system, "attempt": attempt,
         "stage": g.stage, "passed": g.passed,
         "failure": {"category": failure[0], "message": failure[1][:2000]} if failure else None,
         "error": error, "errors": list(scorer.errors) if scorer is not None else [], "tau_acc": tau_acc,
-        "runtime": {"median": ex.runtime, "runs": ex.solve_times} if ex.runtime is not None else None,
+        "runtime": {"median": ex.runtime, "max": ex.slowest, "runs": ex.solve_times}
+        if ex.runtime is not None else None,
         "tau_time": tau_t,
         "timing": {"mode": timing.mode if timing else "build", "t_reference": t_ref,
                    "reference_runs": timing.runs if timing else [],
@@ -120,7 +123,7 @@ def verdict(record: dict[str, Any], ex: Execution, scorer: RunScorer | None, tim
         "math_type": record["pde_classification"]["math_type"],
         "family": record["pde_classification"]["equation_family"],
         "domain": spec["domain"]["type"],
-    }
+    })
 
 
 def _finite(v: Any) -> bool:

@@ -38,6 +38,8 @@ class RunSpec:
     needs: tuple[Path, ...] = ()
     #: the container image of the track's environment (container runners only)
     image: str = ""
+    #: the largest output file collected (default: the file-size limit)
+    max_output_bytes: int | None = None
 
 
 @dataclass

@@ -25,6 +25,8 @@ HOME = SANDBOX_ROOT / "home"
 SYSTEM_DIRS = ("usr", "etc", "bin", "sbin", "lib", "lib32", "lib64", "libx32")
 #: scratch directories each run gets fresh (size-limited tmpfs)
 SCRATCH = ("/tmp", "/var/tmp", "/dev/shm")
+#: replaced by the supervisor with the descriptor it opens on the run's seccomp program
+SECCOMP_FD = "@SECCOMP_FD@"
 
 
 class BwrapUnavailable(Exception):
@@ -100,7 +102,11 @@ def command(*, argv: list[str], env: dict[str, str], needs: list[Path], masks: l
     made: set[PurePosixPath] = set()
     args = [binary(), "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
             "--die-with-parent", "--new-session", "--hostname", "casekit", *_system_binds(),
-            "--proc", "/proc", "--dev", "/dev", "--ro-bind-try", "/sys", "/sys", "--dir", "/var"]
+            "--proc", "/proc", "--dev", "/dev", "--ro-bind-try", "/sys", "/sys", "--dir", "/var",
+            # the host's cgroup tree (other runs' usage, the host's services) is not the run's business
+            "--perms", "0555", "--size", "4096", "--tmpfs", "/sys/fs/cgroup",
+            # kernel state that outlives processes (keyrings, page cache) is out of reach
+            "--seccomp", SECCOMP_FD]
     for p in SCRATCH:
         args += ["--perms", "1777", "--size", str(scratch_bytes), "--tmpfs", p]
     for need in sorted({PurePosixPath(str(n)) for n in needs}, key=lambda q: len(q.parts)):

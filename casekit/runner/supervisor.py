@@ -134,6 +134,8 @@ def _place_inputs(cfg: dict[str, Any]) -> None:
 
 def _start(cfg: dict[str, Any]) -> subprocess.Popen[bytes]:
     cg, limits = cfg["cgroup"], cfg["rlimits"]
+    seccomp_fd = os.open(cfg["seccomp"], os.O_RDONLY)  # bubblewrap reads the BPF program from it
+    argv = [str(seccomp_fd) if a == "@SECCOMP_FD@" else a for a in cfg["bwrap"]]
 
     def enter() -> None:  # in the child, before bubblewrap starts: join the cgroup, set limits
         for procs in cg["join"]:
@@ -145,8 +147,11 @@ def _start(cfg: dict[str, Any]) -> subprocess.Popen[bytes]:
             res = getattr(resource, f"RLIMIT_{name.upper()}")
             resource.setrlimit(res, (value, value))
 
-    return subprocess.Popen(cfg["bwrap"], stdin=subprocess.DEVNULL, pass_fds=tuple(cfg["pass_fds"]),
-                            preexec_fn=enter, close_fds=True)
+    try:
+        return subprocess.Popen(argv, stdin=subprocess.DEVNULL, pass_fds=(*cfg["pass_fds"], seccomp_fd),
+                                preexec_fn=enter, close_fds=True)
+    finally:
+        os.close(seccomp_fd)
 
 
 def _frame(fd: int, header: dict[str, Any], content: bytes = b"") -> None:

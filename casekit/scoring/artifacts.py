@@ -49,6 +49,11 @@ def load_solution(out_dir: Path, case_spec: dict[str, Any], mask: np.ndarray) ->
     grid = Grid.from_spec(case_spec["eval_grid"])
     axes = grid.axes()
     expected = {**{a: v.shape for a, v in axes.items()}, **{n: grid.shape for n in output_names(case_spec)}}
+    limit = max_solution_bytes(case_spec)
+    if path.stat().st_size > limit:
+        raise ArtifactError("invalid_artifact", f"solution.npz has {path.stat().st_size} bytes; the grid's arrays "
+                            f"need at most {limit}")
+    _check_directory(path)
     try:
         with zipfile.ZipFile(path) as zf:
             members = {info.filename: info for info in zf.infolist()}
@@ -74,6 +79,46 @@ def load_solution(out_dir: Path, case_spec: dict[str, Any], mask: np.ndarray) ->
                                 f"in-domain grid points")
         out[name] = a.astype(float)
     return out
+
+
+def max_solution_bytes(case_spec: dict[str, Any]) -> int:
+    """The largest solution.npz accepted: the grid's arrays as uncompressed doubles, twice, plus
+    1 MiB for headers (a bigger file carries something else)."""
+    grid = Grid.from_spec(case_spec["eval_grid"])
+    values = int(np.prod(grid.shape)) * len(output_names(case_spec)) + sum(grid.shape)
+    return min(MAX_NPZ_BYTES, 2 * 16 * values + (1 << 20))
+
+
+#: an .npz holds a few arrays: its central directory is small
+MAX_MEMBERS = 64
+MAX_DIRECTORY_BYTES = 64 * 1024
+
+
+def _check_directory(path: Path) -> None:
+    """Count the archive's members from its end records before anything parses the directory (a
+    directory of millions of entries would cost the evaluator minutes and gigabytes)."""
+    import struct
+
+    size = path.stat().st_size
+    with open(path, "rb") as fh:
+        fh.seek(max(0, size - (22 + 65535 + 20)))
+        tail = fh.read()
+    at = tail.rfind(b"PK\x05\x06")
+    if at < 0 or len(tail) - at < 22:
+        raise ArtifactError("invalid_artifact", "solution.npz is not a zip archive (.npz) or is truncated")
+    _, _, _, _, members, directory, _, _ = struct.unpack("<4s4H2LH", tail[at:at + 22])
+    loc = tail.rfind(b"PK\x06\x07", 0, at)
+    if loc >= 0 and at - loc == 20:  # zip64: the real counts are in the zip64 end record
+        (_, _, offset, _) = struct.unpack("<4sLQL", tail[loc:loc + 20])
+        with open(path, "rb") as fh:
+            fh.seek(offset)
+            rec = fh.read(56)
+        if len(rec) < 56 or rec[:4] != b"PK\x06\x06":
+            raise ArtifactError("invalid_artifact", "solution.npz has a broken zip64 end record")
+        members, directory = struct.unpack("<QQ", rec[24:40])
+    if members > MAX_MEMBERS or directory > MAX_DIRECTORY_BYTES:
+        raise ArtifactError("invalid_artifact", f"solution.npz declares {members} members and a directory of "
+                            f"{directory} bytes; at most {MAX_MEMBERS} members are accepted")
 
 
 def _member(zf: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo], name: str, shape: tuple[int, ...]

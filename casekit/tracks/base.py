@@ -24,6 +24,7 @@ from casekit.errors import CasekitError
 from casekit.registry import Registry
 from casekit.runner.base import RunSpec
 from casekit.runner.limits import Limits
+from casekit.scoring.artifacts import max_solution_bytes
 from casekit.solvers.bundle import solver_source
 
 #: every PDE family of the design (tracks that cover all of them say so with this)
@@ -165,7 +166,7 @@ class PythonTrack(Track):
         env = {"PATH": f"{self.python().parent}:/usr/bin:/bin", **THREAD_ENV, **self.extra_env,
                "CASEKIT_PRELOAD": ",".join(self.preload)}
         return RunSpec([str(self.python()), "-s", "harness.py"], inputs, env, limits, "harness", hide, self.needs(),
-                       image(self.name))
+                       image(self.name), max_output_bytes=max_solution_bytes(case_spec))
 
 
 def image(track: str) -> str:

@@ -95,3 +95,15 @@ def test_deep_and_huge_meta(tmp_path: Path) -> None:
         (tmp_path / "meta.json").write_text(text)
         with pytest.raises(ArtifactError):
             load_meta(tmp_path)
+
+
+def test_a_directory_of_many_members_is_refused_before_it_is_parsed(tmp_path: Path) -> None:
+    """The zip central-directory bomb: members are counted from the end records (zip64 too)."""
+    with zipfile.ZipFile(tmp_path / "solution.npz", "w") as zf:
+        for name, data in GOOD.items():
+            zf.writestr(name, data)
+        for i in range(70000):  # more than 65535: zipfile writes zip64 end records
+            zf.writestr(f"p{i}", b"")
+    big = {"eval_grid": {"nx": 600, "ny": 600, "bbox": [0.0, 1.0, 0.0, 1.0]}, "output": {"field": "u"}}
+    with pytest.raises(ArtifactError, match="70003 members"):
+        load_solution(tmp_path, big, np.ones((600, 600), dtype=bool))

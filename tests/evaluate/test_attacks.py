@@ -261,6 +261,55 @@ def test_no_state_survives_from_one_run_to_the_next(tmp_path: Path, store) -> No
     assert "FRESH" in out and "SEEN" not in out
 
 
+def test_kernel_state_that_outlives_processes_is_out_of_reach(tmp_path: Path, store) -> None:
+    """The keyrings (per uid, outliving every process) and page-cache eviction and queries are
+    denied, and the host's cgroup tree is not shown."""
+    v = run_attack(tmp_path, store, '''
+        import ctypes, os
+        libc = ctypes.CDLL(None, use_errno=True)
+        desc = b"casekit-answer"
+        found = libc.syscall(250, 10, -4, b"user", desc, 0)  # KEYCTL_SEARCH in the user keyring
+        print("FOUND" if found >= 0 else "NOTFOUND")
+        added = libc.syscall(248, b"user", desc, b"0123456789", 10, -4)  # add_key
+        print("ADDED" if added >= 0 else "DENIED", os.strerror(ctypes.get_errno()))
+        fd = os.open("/usr/bin/env", os.O_RDONLY)
+        try:
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            print("EVICTED")
+        except OSError as exc:
+            print("fadvise", exc.errno)
+        print("CGROUPS", os.listdir("/sys/fs/cgroup"))
+        write_zeros(case_spec)
+    ''', repeats=2)
+    out = stdout_of(v)
+    assert "NOTFOUND" in out and "DENIED Operation not permitted" in out and "ADDED" not in out, out
+    assert "fadvise 1" in out and "EVICTED" not in out and "CGROUPS []" in out
+
+
+def test_text_that_is_not_unicode_never_stops_the_evaluation(tmp_path: Path, store) -> None:
+    """A lone surrogate in a file name, a meta.json key or solver_info ends in a verdict, and the
+    other systems' verdicts of the batch are written."""
+    rec = record(store, "poisson")
+    bad = tmp_path / "surrogates"
+    write_submission(bad, rec["id"], ZEROS + textwrap.dedent('''
+        def solve(case_spec):
+            import os
+            write_zeros(case_spec)
+            os.close(os.open(b"\\xff\\xfe-name", os.O_CREAT | os.O_WRONLY))
+            open("meta.json", "w").write('{"wall_time_sec": 1, "status": "ok", "\\\\ud800": 1, '
+                                         '"solver_info": {"\\\\udcff": 1}}')
+    '''))
+    good = tmp_path / "zeros"
+    write_submission(good, rec["id"], cheater("zero")["solver.py"].decode())
+    verdicts = evaluate(EvalOptions(store, [bad, good], tmp_path / "out", repeats=1, timing="build"))
+    by = {(v["system"], v["case_id"]): v for v in verdicts}
+    assert by[("surrogates", rec["id"])]["stage"] == "F-Exec"
+    assert by[("zeros", rec["id"])]["stage"] == "F-Acc"
+    text = (tmp_path / "out" / "verdicts.jsonl").read_bytes()
+    text.decode("utf-8")  # valid UTF-8 throughout
+    assert len(text.splitlines()) == len(verdicts)
+
+
 def test_a_cached_answer_cannot_buy_runtime(tmp_path: Path, store) -> None:
     """The cached attack: solve in one run, save the answer, load it fast in the next ones."""
     rec = record(store, "poisson")

@@ -154,8 +154,8 @@ class ContainerRunner:
         skipped: list[str] = []
         dfd = os.open(work, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
         try:
-            for name, data in read_outputs(dfd, set(spec.inputs) | {".home"}, 32, spec.limits.file_mb * 2**20,
-                                           2 * spec.limits.file_mb * 2**20, skipped):
+            cap = min(spec.limits.file_mb * 2**20, spec.max_output_bytes or spec.limits.file_mb * 2**20)
+            for name, data in read_outputs(dfd, set(spec.inputs) | {".home"}, 32, cap, 2 * cap, skipped):
                 (dest / name).write_bytes(data)
         finally:
             os.close(dfd)

@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from casekit.errors import CasekitError
-from casekit.runner import bwrap, cgroups
+from casekit.runner import bwrap, cgroups, seccomp
 from casekit.runner.base import RUNNERS, TAIL_BYTES, RunResult, RunSpec
 from casekit.runner.supervisor import SETUP_FAILED
 
@@ -168,7 +168,8 @@ def unavailable_reason() -> str:
     try:
         bwrap.binary()
         cgroups.manager()
-    except (bwrap.BwrapUnavailable, cgroups.CgroupUnavailable) as exc:
+        seccomp.program()
+    except (bwrap.BwrapUnavailable, cgroups.CgroupUnavailable, seccomp.SeccompUnavailable) as exc:
         return str(exc)
     return _probe(mode)
 
@@ -214,6 +215,7 @@ class LocalRunner:
         work.mkdir(mode=0o700)
         for name, data in spec.inputs.items():
             (inputs / name).write_bytes(data)
+        (run_dir / "seccomp.bpf").write_bytes(seccomp.program())
         lim = spec.limits
         r_start, w_start = os.pipe()
         r_end, w_end = os.pipe()
@@ -231,11 +233,12 @@ class LocalRunner:
         config = {
             "mode": mode, "uid": SANDBOX_UID, "gid": SANDBOX_GID, "work": str(work), "inputs": str(inputs),
             "input_names": sorted(spec.inputs), "disk_mb": lim.disk_mb, "bwrap": argv,
+            "seccomp": str(run_dir / "seccomp.bpf"),
             "cgroup": cg.to_supervisor(), "pass_fds": [w_start] if timed else [],
             "rlimits": {"cpu": lim.cpu, "fsize": lim.file_mb * 1024 * 1024, "nofile": lim.nofile, "core": 0},
             "end_fd": w_end, "result_fd": w_res,
-            "collect": {"max_files": MAX_OUTPUT_FILES, "max_file_bytes": lim.file_mb * 1024 * 1024,
-                        "max_total_bytes": 2 * lim.file_mb * 1024 * 1024},
+            "collect": {"max_files": MAX_OUTPUT_FILES, "max_file_bytes": _max_file(spec),
+                        "max_total_bytes": 2 * _max_file(spec)},
         }
         t0 = time.monotonic()
         proc = subprocess.Popen([sys.executable, "-I", str(SUPERVISOR)], env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin"},
@@ -290,6 +293,11 @@ class LocalRunner:
         dest.mkdir(parents=True, exist_ok=True)
         return RunResult(exit_code, timed_out, solve, wall, out.text(), err.text(), dest, f"local/{mode}", notes,
                          out_of_memory=oom, setup_error=setup_error)
+
+
+def _max_file(spec: RunSpec) -> int:
+    limit = spec.limits.file_mb * 1024 * 1024
+    return min(limit, spec.max_output_bytes) if spec.max_output_bytes else limit
 
 
 def _watch(r_start: int, r_end: int, proc: subprocess.Popen[bytes], deadline: float

@@ -31,7 +31,7 @@ from casekit.execution import PrepareError
 from casekit.grid import Grid
 from casekit.runner.base import RUNNERS, RunSpec
 from casekit.runner.limits import Limits
-from casekit.scoring.artifacts import ArtifactError, output_names
+from casekit.scoring.artifacts import ArtifactError, max_solution_bytes, output_names
 from casekit.solvers import dealii as solver
 from casekit.tracks.base import THREAD_ENV, TRACKS, Track, image
 
@@ -142,7 +142,8 @@ class DealiiTrack(Track):
         inputs = {**files, "case_spec.json": json.dumps(case_spec).encode(),
                   solver.MESH: _agent_mesh(json.dumps(case_spec["domain"], sort_keys=True)).encode()}
         env = {"PATH": "/usr/bin:/bin", **THREAD_ENV}
-        return RunSpec(["bash", "-c", _RUN, exe], inputs, env, limits, "wrapper", hide, (), image("dealii"))
+        return RunSpec(["bash", "-c", _RUN, exe], inputs, env, limits, "wrapper", hide, (), image("dealii"),
+                       max_output_bytes=max_solution_bytes(case_spec))
 
     def adapt_output(self, out_dir: Path, case_spec: dict[str, Any]) -> None:
         """Native outputs become the canonical ``solution.npz``: ``solution_grid.bin`` (row-major
