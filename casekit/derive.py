@@ -29,7 +29,8 @@ from casekit import leak
 from casekit.domains import Domain, resolve
 from casekit.domains.geometry import LineCarrier
 from casekit.errors import CasekitError, Problem
-from casekit.expr import COORDS, ExpressionError, T, as_expr, exact, param_symbol, to_text
+from casekit.expr import COORDS, ExpressionError, T, as_expr, exact, hygiene, param_symbol, to_text
+from casekit.expr.hygiene import Sampler
 from casekit.families import FAMILIES, Family, Output
 from casekit.families.calculus import coords, lap
 from casekit.grid import Grid
@@ -487,25 +488,45 @@ def tidy(e: Any) -> Any:
     return e
 
 
-def _text(v: Any) -> Any:
+def _text(v: Any, sampler: Sampler | None = None) -> Any:
+    """A derived value as case_spec text; with a ``sampler`` it is made hygienic first (no
+    oversized literals, no round-off terms: ``casekit.expr.hygiene``)."""
     if isinstance(v, tuple):
-        return [_text(c) for c in v]
+        return [_text(c, sampler) for c in v]
     v = sp.sympify(v)
+    if sampler is not None:
+        v = hygiene.clean(v, sampler)
     if v.is_Number:
         f = float(v)
         return int(f) if f.is_integer() and abs(f) < 2**53 else f
     return to_text(v)
 
 
+def _sampler(d: Derived) -> Sampler:
+    pts = d.interior_points
+    step = max(1, len(pts) // 150)
+    times = (float(d.time.t0), float(d.time.t_end)) if d.time is not None else (0.0,)
+    return Sampler(pts[::step], times, d.dim)
+
+
 def build_case_spec(d: Derived) -> dict[str, Any]:
     family, params = d.family, d.source.pde.params or {}
+    sampler = _sampler(d)
+
+    def derived_text(what: str, v: Any, simplify: bool = True, typed: Any = None) -> Any:
+        # typed data stay exactly as the author typed them (validation reports what is wrong)
+        if what in d.typed:
+            return typed if typed is not None else _text(v)
+        return _text(tidy(v) if simplify else v, sampler)
+
     pde: dict[str, Any] = {"type": family.name, "params": {}}
     for p in family.params:
         if p.name not in params:
             continue
         v = params[p.name]
-        pde["params"][p.name] = _text(d.params[p.name]) if isinstance(v, str) else v
-    pde["forcing"] = {k: _text(tidy(v)) for k, v in d.forcing.items()}
+        pde["params"][p.name] = _text(d.params[p.name], sampler) if isinstance(v, str) else v
+    given = d.source.pde.forcing or {}
+    pde["forcing"] = {k: derived_text("forcing", v, typed=given.get(k)) for k, v in d.forcing.items()}
     if d.time is not None:
         pde["time"] = d.time.to_dict()
     bc: dict[str, list] = {}
@@ -516,10 +537,12 @@ def build_case_spec(d: Derived) -> dict[str, Any]:
         if b.alpha is not None:
             entry["alpha"] = b.alpha
         # warped data stay factored: expanding a product of level sets cancels catastrophically
-        keep = (lambda e: e) if b.method == "warp" else tidy
-        entry["value"] = _text(keep(b.value))
+        simplify = b.method != "warp"
+        src_bc = d.source.boundary.get(b.tag)
+        entry["value"] = derived_text(f"boundary/{b.tag}", b.value, simplify, getattr(src_bc, "value", None))
         if b.laplacian is not None:
-            entry["laplacian"] = _text(keep(b.laplacian))
+            entry["laplacian"] = derived_text(f"boundary/{b.tag}", b.laplacian, simplify,
+                                              getattr(src_bc, "laplacian", None))
         bc.setdefault(b.kind, []).append(entry)
     periodic = [p for p in d.domain.geometry.periodic
                 if any(b.kind == "periodic" and b.tag == p.source for b in d.boundary)]
@@ -529,7 +552,8 @@ def build_case_spec(d: Derived) -> dict[str, Any]:
     spec: dict[str, Any] = {"pde": pde, "domain": d.domain.spec(), "bc": {
         k: bc[k] for k in ("dirichlet", "neumann", "robin", "periodic") if k in bc}}
     if d.initial:
-        spec["ic"] = {k: _text(tidy(v)) for k, v in d.initial.items()}
+        given_ic = d.source.initial or {}
+        spec["ic"] = {k: derived_text("initial", v, typed=given_ic.get(k)) for k, v in d.initial.items()}
     spec["eval_grid"] = d.grid.spec()
     output: dict[str, Any] = {"format": "npz", "field": d.output.name}
     comps = d.output.components(d.dim)

@@ -74,6 +74,8 @@ class CaseOutcome:
     solve_seconds: float = 0.0
     #: other track -> its calibration's relative L2 distance from this track's, and the bound
     agreement: dict[str, dict[str, float]] = field(default_factory=dict)
+    #: what the build decided on the way (e.g. a lowered calibration degree)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def fully_cached(self) -> bool:
@@ -155,7 +157,9 @@ class CaseBuild:
             ref, intermediate, ref_config = self._reference()
         with self._stage("calibration"):
             cal = self._calibration()
-        e_base = metrics.rel_l2(cal["arrays"], ref, self.mask)
+            e_base = metrics.rel_l2(cal["arrays"], ref, self.mask)
+            if intermediate is None:
+                cal, e_base = self._discretization_level(cal, e_base, ref)
         refinement = None
         if intermediate is not None:  # no-exact case: L0 calibration, L1 intermediate, L2 reference
             refinement = {"g01": metrics.rel_l2(cal["arrays"], intermediate, self.mask),
@@ -260,6 +264,33 @@ class CaseBuild:
         arrays = references.load(entry / "calibration.npz")
         return {"arrays": arrays, "runtime": runs["runtime"], "runs": runs["solve_seconds"], "entry": entry,
                 "meta": read_json(entry / "artifacts" / "meta.json")}
+
+    def _discretization_level(self, cal: dict[str, Any], e_base: float, ref: dict[str, np.ndarray]
+                              ) -> tuple[dict[str, Any], float]:
+        """Honest thresholds: the accuracy threshold must be set by discretization error, never
+        by the floor ``tau_min`` because the calibration reproduces the manufactured solution
+        (a polynomial in its finite-element space).  When ``alpha_acc * e_base < tau_min``, the
+        calibration is redone one degree lower on the same mesh, down to degree 1, and the first
+        level whose error is discretization error becomes the calibration; if none is, the case
+        is rejected."""
+        config = self.d.evaluation
+        original = int(self.settings.get("degree", 2))
+        degree = original
+        while config["alpha_acc"] * e_base < config["tau_min"]:
+            if degree <= 1:
+                raise Rejected("rejected", f"the manufactured solution lies in the calibration's finite-element "
+                               f"space at every degree down to 1 (e_base={e_base:.1e}): its threshold would be "
+                               "the floor tau_min, not discretization error; choose a solution outside "
+                               "low-degree polynomials")
+            degree -= 1
+            self.settings = {**self.settings, "degree": degree}
+            cal = self._calibration()
+            e_base = metrics.rel_l2(cal["arrays"], ref, self.mask)
+        if degree != original:
+            self.outcome.notes.append(f"calibrated at degree {degree} instead of {original}: degree {original} "
+                                      "reproduces the manufactured solution to round-off")
+            self.settings = {**self.settings, "degree_lowered_from": original}
+        return cal, e_base
 
     def _trial(self, ref: dict[str, np.ndarray], tau_acc: float) -> dict[str, Any]:
         k = key("trial", self.source_key, self.opts.track, self.versions, cheaters.KINDS, tau_acc)
@@ -368,7 +399,7 @@ class CaseBuild:
         status = {"case_id": o.case_id, "source": str(o.path), "status": o.status, "reason": o.reason,
                   "e_base": o.e_base, "t_base": o.t_base, "cached": o.cached, "stage_seconds": o.stage_seconds,
                   "agreement": o.agreement, "solve_seconds": o.solve_seconds, "family": o.family,
-                  "domain": o.domain}
+                  "domain": o.domain, "notes": o.notes}
         write_json(self.opts.build_dir / self.opts.track / o.case_id / "status.json", status)
         if o.status != "built":
             record = self.case_dir() / "record.json"

@@ -55,6 +55,8 @@ class RunScorer:
     errors: list[float] = field(default_factory=list)
     metrics: dict[str, float] = field(default_factory=dict)
     meta: dict[str, Any] = field(default_factory=dict)
+    #: where the worst run's error is (boundary band, parts, components): for feedback
+    profile: dict[str, Any] = field(default_factory=dict)
 
     def __call__(self, out_dir: Path) -> Failure | None:
         try:
@@ -66,6 +68,7 @@ class RunScorer:
             if not self.errors or error >= max(self.errors):
                 self.metrics = {k: float(v) for k, v in metrics.auxiliary(solution, self.reference, self.mask).items()
                                 if math.isfinite(v)}
+                self.profile = error_profile(self.case_spec, solution, self.reference, self.mask)
             self.errors.append(error)
             self.meta = meta
         except ArtifactError as exc:
@@ -114,6 +117,7 @@ def verdict(record: dict[str, Any], ex: Execution, scorer: RunScorer | None, tim
                    "ratio": runtime / t_ref if runtime is not None and t_ref > 0 else None,
                    "machine": timing.machine if timing else ""},
         "metrics": scorer.metrics if scorer is not None and error is not None else {},
+        "error_profile": scorer.profile if scorer is not None and error is not None else {},
         "diagnostics": diagnostics,
         "exit_status": ex.exit_status, "stderr_tail": ex.stderr_tail, "paths": paths,
         "sandbox_notes": [n[:300] for n in ex.runs[-1].notes][:10] if ex.runs else [],
@@ -124,6 +128,19 @@ def verdict(record: dict[str, Any], ex: Execution, scorer: RunScorer | None, tim
         "family": record["pde_classification"]["equation_family"],
         "domain": spec["domain"]["type"],
     })
+
+
+def error_profile(case_spec: dict[str, Any], solution: dict[str, np.ndarray], reference: dict[str, np.ndarray],
+                  mask: np.ndarray) -> dict[str, Any]:
+    """Where the error is, relative to the boundary parts: the band is two grid spacings wide."""
+    dom = case_spec["domain"]
+    domain = resolve(dom["type"], dom["geometry_params"])
+    grid = Grid.from_spec(case_spec["eval_grid"])
+    pts = grid.points()
+    b = grid.bbox
+    spacing = max((b[2 * i + 1] - b[2 * i]) / max(n - 1, 1) for i, n in enumerate(grid.shape[::-1]))
+    distances = {tag: domain.geometry.tag_distance(tag, pts) for tag in domain.tags()}
+    return metrics.error_profile(solution, reference, mask, pts, distances, 2 * spacing)
 
 
 def _finite(v: Any) -> bool:

@@ -64,6 +64,9 @@ def context(case_spec: dict[str, Any], library: str) -> dict[str, Any]:
            else f"the array `u` ({output.doc})")
     bc_lines = _bc_lines(case_spec, family)
     guide_path = templates_dir() / lib["guide"]
+    axes = [("x", grid["nx"]), ("y", grid["ny"])] + ([("z", grid["nz"])] if dim == 3 else [])
+    from casekit.tracks import TRACKS
+
     return {
         "family": family, "main": main, "flux_text": family.flux_text, "dim": dim,
         "domain_text": domain.describe(), "boundary_tags": dom["boundary_tags"],
@@ -77,6 +80,8 @@ def context(case_spec: dict[str, Any], library: str) -> dict[str, Any]:
                       + "; report the solution at t_end." if time else ""),
         "output_text": f"the field `{out['field']}` ({output.doc}) on the evaluation grid, as {npz}.",
         "npz_text": npz, "shape_text": shape, "components": comps,
+        "axes_text": ", ".join(f"`{a}` of shape ({n},)" for a, n in axes),
+        "packages_text": TRACKS.get(library).packages_text() if library in TRACKS else "the track's library.",
         "guide": guide_path.read_text() if guide_path.exists() else f"(no guide for {lib['title']} yet)",
     }
 
@@ -155,8 +160,31 @@ def feedback(case_spec: dict[str, Any], library: str, verdict: dict[str, Any], p
         limit=FEEDBACK_CODE_LIMIT, code_language="cpp" if ctx["language"] == "cpp" else "python",
         category=failure.get("category", ""), message=_scrub(failure.get("message", "")), stderr=stderr,
         error=f"{verdict['error']:.3e}" if verdict.get("error") is not None else "n/a",
-        runtime=f"{verdict['runtime']['median']:.3f}" if verdict.get("runtime") else "n/a",
+        runtime=f"{(verdict['runtime'].get('max') or verdict['runtime']['median']):.3f}"
+        if verdict.get("runtime") else "n/a",
+        where=_where(verdict.get("error_profile") or {}),
         original=render(case_spec, library, "single"))
+
+
+def _where(profile: dict[str, Any]) -> list[str]:
+    """Where the error is concentrated, in words (shares only: no thresholds, no reference)."""
+    lines = []
+    band = profile.get("boundary_band_share")
+    if isinstance(band, (int, float)):
+        parts = sorted((profile.get("by_boundary_part") or {}).items(), key=lambda kv: -kv[1])
+        top = [f"`{t}` ({100 * s:.0f}%)" for t, s in parts[:3] if s >= 0.05]
+        if band >= 0.5:
+            lines.append(f"{100 * band:.0f}% of the squared error is at grid points within two grid spacings of "
+                         "the boundary" + (f", mostly near {', '.join(top)}" if top else "")
+                         + ": check the boundary conditions there and the boundary's geometry.")
+        else:
+            lines.append(f"{100 * (1 - band):.0f}% of the squared error is in the interior (more than two grid "
+                         "spacings from the boundary): check the equation, coefficients and forcing, and the "
+                         "resolution.")
+    comps = sorted((profile.get("by_component") or {}).items(), key=lambda kv: -kv[1])
+    if comps and comps[0][1] >= 0.6:
+        lines.append(f"component `{comps[0][0]}` carries {100 * comps[0][1]:.0f}% of it.")
+    return lines
 
 
 def _scrub(message: str) -> str:

@@ -42,3 +42,27 @@ def auxiliary(u: dict[str, np.ndarray], ref: dict[str, np.ndarray], mask: np.nda
         spectra.append(np.abs(np.fft.fftn(du)) ** 2)
     out["frmse"] = float(np.sqrt(np.mean(np.concatenate([s.ravel() for s in spectra])) / mask.size))
     return out
+
+
+def error_profile(u: dict[str, np.ndarray], ref: dict[str, np.ndarray], mask: np.ndarray,
+                  points: np.ndarray, boundary_distance: dict[str, np.ndarray], band: float) -> dict[str, object]:
+    """Where the error is (feedback, never gating): the share of the squared error at grid points
+    within ``band`` of the boundary, by nearest boundary part, and by output component.
+    ``points`` are the grid points (rows of the flattened grid), ``boundary_distance`` the
+    distance of each to each boundary part."""
+    names = sorted(ref)
+    sq = np.stack([np.where(mask, (u[n] - ref[n]) ** 2, 0.0).ravel() for n in names], axis=1)
+    total = float(sq.sum())
+    if not total > 0:
+        return {}
+    per_point = sq.sum(axis=1)
+    tags = sorted(boundary_distance)
+    dist = np.column_stack([boundary_distance[t] for t in tags])
+    near = dist.min(axis=1) <= band
+    nearest = dist.argmin(axis=1)
+    by_part = {t: float(per_point[near & (nearest == i)].sum() / total) for i, t in enumerate(tags)}
+    out: dict[str, object] = {"boundary_band_share": float(per_point[near].sum() / total),
+                              "by_boundary_part": {t: round(s, 4) for t, s in by_part.items() if s > 0}}
+    if len(names) > 1:
+        out["by_component"] = {n: round(float(sq[:, i].sum() / total), 4) for i, n in enumerate(names)}
+    return out

@@ -47,6 +47,15 @@ class Track(ABC):
     domains: tuple[str, ...] = ()
     #: the files a submission consists of (read from a submission directory)
     submission_files: tuple[str, ...] = ()
+    #: what a submission can use in the run environment, as (module or feature, description) --
+    #: stated in prompts and checked against the environment by the tests -- and what it cannot
+    packages: tuple[tuple[str, str], ...] = ()
+    unavailable: tuple[tuple[str, str], ...] = ()
+
+    def packages_text(self) -> str:
+        have = ", ".join(text for _, text in self.packages) or "the track's library"
+        missing = ", ".join(text for _, text in self.unavailable)
+        return f"{have}." + (f" Not available: {missing}." if missing else "")
 
     def supports(self, family: str, domain: str) -> bool:
         return family in self.families and (not self.domains or domain in self.domains)

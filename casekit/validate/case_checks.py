@@ -22,7 +22,8 @@ import sympy as sp
 from casekit import leak
 from casekit.domains.geometry import BOUNDARY_TOL, Box, Region
 from casekit.errors import Problem
-from casekit.expr import COORDS, T, exact
+from casekit.expr import COORDS, T, as_expr, exact, hygiene
+from casekit.expr.hygiene import Sampler
 from casekit.families.base import DATA_BC_KINDS
 from casekit.families.calculus import lap
 from casekit.registry import Registry
@@ -94,6 +95,31 @@ def _components(v: Any) -> tuple:
     return tuple(v) if isinstance(v, (tuple, list)) else (v,)
 
 
+#: a stated expression that equals the derived one to this relative precision is exact for every
+#: solver (hygienic text prints oversized exact numbers as 17-digit floats and drops round-off)
+DOUBLE_PRECISION = 1e-13
+
+
+@check("hygiene")
+def expression_hygiene(view: CaseView, s: Settings) -> list[Problem]:
+    """Every agent-visible expression can be transcribed as written: bounded literals, no
+    round-off terms (``casekit.expr.hygiene``)."""
+    sampler = Sampler(view.sample_points(150), tuple(sorted({view.t0, view.t_end})), view.dim)
+    problems: list[Problem] = []
+    for pointer, value, params in visible_values(view.spec, view.family):
+        try:
+            e = as_expr(value, variables=view.variables, params=params) if not isinstance(value, list) else None
+            parts = [e] if e is not None else [as_expr(v, variables=view.variables, params=params) for v in value]
+        except CasekitError:
+            continue  # reported by the expression check
+        for part in parts:
+            for v in hygiene.violations(part, sampler if not params else None):
+                problems.append(view.problem(pointer, v.message, "hygiene",
+                                             f"literals of at most {hygiene.MAX_DIGITS} digits, floats of at most 17 "
+                                             "significant digits, no round-off terms"))
+    return problems
+
+
 @check("residual")
 def residual(view: CaseView, s: Settings) -> list[Problem]:
     if view.solution is None:
@@ -119,8 +145,8 @@ def residual(view: CaseView, s: Settings) -> list[Problem]:
                 ptr, f"the stated forcing does not satisfy the {view.dim}-D {view.family.name} "
                 f"equation with the manufactured solution (relative residual {worst:.2e})",
                 "residual", f"the forcing derived from the solution in {view.dim}-D"))
-        elif not all(_exactly_zero(sp.sympify(a) - b) for a, b in
-                     zip(_components(value), _components(stated[name]), strict=True)):
+        elif worst > DOUBLE_PRECISION and not all(_exactly_zero(sp.sympify(a) - b) for a, b in
+                                                  zip(_components(value), _components(stated[name]), strict=True)):
             problems.append(view.problem(
                 ptr, f"the stated forcing matches the PDE only up to rounding (relative residual "
                 f"{worst:.1e}); the residual is not exactly zero", "residual_inexact",

@@ -137,3 +137,27 @@ def test_killed_and_resumed_build_gives_the_same_outputs(tmp_path: Path) -> None
     straight = build(paths, opts(tmp_path / "straight"))
     assert all(o.status == "built" for o in straight)
     assert _records(tmp_path / "killed") == _records(tmp_path / "straight")
+
+
+def test_a_threshold_is_never_set_by_the_floor_when_the_calibration_reproduces_the_solution(tmp_path: Path
+                                                                                          ) -> None:
+    """Honest thresholds: a quadratic solution is reproduced by P2 (e_base at round-off, the
+    threshold would be the floor tau_min); the build calibrates at degree 1 instead, where the
+    error is discretization error.  A linear solution is reproduced at every degree: rejected."""
+    src = coarse("poisson", "unit_square", bc="dirichlet")
+    src.update(id="poisson_unit_square_quadratic_s1", manufactured_solution={"u": "x**2 + x*y/2 + 1"},
+               pde={"params": {"kappa": 1.0}})
+    src["calibration"]["degree"] = 2
+    linear = {**src, "id": "poisson_unit_square_linear_s1", "manufactured_solution": {"u": "x + y/2 + 1"}}
+    outcomes = {o.case_id: o for o in build([write_case(tmp_path, src), write_case(tmp_path, linear)],
+                                            opts(tmp_path / "build"))}
+    quad = outcomes["poisson_unit_square_quadratic_s1"]
+    assert quad.status == "built", quad.reason
+    record = json.loads((tmp_path / "build" / "dolfinx" / quad.case_id / "record.json").read_text())
+    cfg = record["evaluation_metadata"]["calibration_config"]
+    assert cfg["degree"] == 1 and cfg["degree_lowered_from"] == 2
+    assert record["evaluation_config"]["alpha_acc"] * record["evaluation_metadata"]["e_base"] \
+        >= record["evaluation_config"]["tau_min"]
+    assert any("degree 1 instead of 2" in n for n in quad.notes)
+    lin = outcomes["poisson_unit_square_linear_s1"]
+    assert lin.status == "rejected" and "every degree down to 1" in lin.reason

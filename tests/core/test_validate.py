@@ -167,3 +167,27 @@ def test_cli_exit_codes_and_json(tmp_path: Path) -> None:
     broken.write_text("id: [unclosed\n")
     result = runner.invoke(app, ["validate", str(broken)])
     assert result.exit_code == 1 and "not valid YAML" in result.output and "Traceback" not in result.output
+
+
+def test_hygiene_names_the_case_the_field_and_the_literal() -> None:
+    """Oversized literals and round-off terms in agent-visible text are reported; derivation never
+    produces them (its output of the same case is clean)."""
+    from casekit.validate import check_source
+    from tests.helpers import poisson
+
+    typed = poisson(id="poisson_hygiene", pde={"params": {"kappa": 1.0}, "forcing": {
+        "f": "273323000000000000000000*x - 3.349132191840704e-31*x**2 + 1"}})
+    problems = [p for p in check_source(typed) if p.check == "hygiene"]
+    assert any("273323000000000000000000" in p.message and p.pointer == "/pde/forcing/f" for p in problems)
+    assert any("round-off" in p.message for p in problems)
+    assert all(p.case_id == "poisson_hygiene" for p in problems)
+    derived = poisson(id="poisson_hygiene", pde={"params": {"kappa": "1 + 123456789.125*x**2/123456789"}})
+    assert not [p for p in check_source(derived) if p.check == "hygiene"]
+
+
+def test_nearly_incompressible_elasticity_derives_hygienic_text() -> None:
+    from casekit.authoring.builder import build_source
+    from casekit.validate import check_source
+
+    src = build_source("linear_elasticity", "sector", {"compressibility": "nearly_incompressible"}, 3)
+    assert not [p for p in check_source(src) if p.check in ("hygiene", "residual", "residual_inexact")]

@@ -141,3 +141,65 @@ def test_the_scaffold_with_numerics_filled_in_passes_the_evaluator(tmp_path: Pat
     verdicts = evaluate(EvalOptions(store, subs, tmp_path / "out", repeats=1))
     (v,) = [v for v in verdicts if v["case_id"] == rec["id"]]
     assert v["stage"] in ("Pass", "F-Time") and v["error"] <= v["tau_acc"], v
+
+
+def test_the_contract_states_what_an_honest_agent_needs() -> None:
+    spec, _ = spec_and_hidden(next(p for p in CASES if "periodic_square" in p.stem))
+    text = render(spec, "dolfinx")
+    g = spec["eval_grid"]
+    assert f"`x` of shape ({g['nx']},), `y` of shape ({g['ny']},)" in text  # 1-D axes
+    assert f"each of shape ({g['ny']}, {g['nx']})" in text
+    assert "on the boundary" in text and "count as inside" in text
+    assert "defined\non their own boundary part only" in text or "defined on their own boundary part only" in text
+    assert "Not available: dolfinx_mpc" in text and "scipy" in text
+    assert "Periodic boundaries" in text and "zeroRowsColumns" in text  # the guide shows how without MPC
+    assert "slowest run" in text and "nothing is cached between runs" in text
+
+
+def test_accuracy_feedback_says_where_the_error_is_and_quotes_the_warnings() -> None:
+    spec, _ = spec_and_hidden(CASES[0])
+    v = {"attempt": 1, "stage": "F-Acc", "error": 1.44, "runtime": {"median": 1.0, "max": 1.1, "runs": [1.0]},
+         "failure": {"category": "accuracy", "message": "error 1.440e+00 exceeds the accuracy threshold"},
+         "stderr_tail": "UserWarning: integer constant is too large",
+         "error_profile": {"boundary_band_share": 0.12, "by_boundary_part": {"left": 0.1}}}
+    text = render(spec, "dolfinx", "feedback", verdict=v, previous_code="pass")
+    assert "88% of the squared error is in the interior" in text
+    assert "integer constant is too large" in text
+    edge = render(spec, "dolfinx", "feedback", previous_code="pass", verdict={
+        **v, "error_profile": {"boundary_band_share": 0.9, "by_boundary_part": {"left": 0.8, "top": 0.1},
+                               "by_component": {"ux": 0.95, "uy": 0.05}}})
+    assert "90% of the squared error is at grid points within two grid spacings of the boundary" in edge
+    assert "mostly near `left` (80%)" in edge and "component `ux` carries 95%" in edge
+    assert "threshold" not in edge.split("# The original task")[0].replace("accuracy threshold", "")
+
+
+@pytest.mark.parametrize("name", [pytest.param("dolfinx", marks=pytest.mark.dolfinx),
+                                  pytest.param("firedrake", marks=pytest.mark.firedrake)])
+def test_the_packages_a_prompt_lists_are_in_the_environment(name: str) -> None:
+    import subprocess
+
+    from casekit.tracks import TRACKS
+
+    track = TRACKS.get(name)
+    if not track.status()[0]:
+        pytest.skip(f"the {name} environment is not installed")
+    code = ("import importlib.util, json\n"
+            f"have = {[m for m, _ in track.packages]!r}\nmissing = {[m for m, _ in track.unavailable]!r}\n"
+            "print(json.dumps([[m for m in have if importlib.util.find_spec(m) is None],"
+            " [m for m in missing if importlib.util.find_spec(m) is not None]]))")
+    r = subprocess.run([str(track.python()), "-c", code], capture_output=True, text=True, timeout=120)  # type: ignore[attr-defined]
+    absent, present = json.loads(r.stdout)
+    assert absent == [] and present == [], (absent, present)
+
+
+@pytest.mark.dealii
+def test_the_deal_ii_features_a_prompt_lists_are_configured() -> None:
+    from casekit.tracks import TRACKS
+
+    config = Path("/usr/include/deal.II/base/config.h")
+    if not config.exists():
+        pytest.skip("deal.II is not installed")
+    text = config.read_text()
+    for feature, _ in TRACKS.get("dealii").packages:
+        ok = Path("/usr/include/boost").is_dir() if feature == "BOOST" else f"DEAL_II_WITH_{feature}" in text
+        assert ok, feature

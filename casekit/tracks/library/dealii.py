@@ -187,4 +187,8 @@ TRACKS.register("dealii", DealiiTrack(
     name="dealii",
     description="deal.II 9.4 (Debian) with UMFPACK; C++ submissions compiled in the sandbox",
     families=solver.families(),
+    packages=(("UMFPACK", "deal.II 9.4 (Debian) with UMFPACK, LAPACK, muParser"), ("PETSC", "its PETSc wrappers"),
+              ("TRILINOS", "its Trilinos wrappers"), ("GMSH", "gmsh mesh reading"), ("BOOST", "Boost (property trees "
+              "for JSON)"), ("CXX17", "C++17")),
+    unavailable=(("network", "anything that needs the network at build time (CMake's FetchContent)"),),
 ))

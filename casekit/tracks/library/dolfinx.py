@@ -17,6 +17,12 @@ TRACKS.register("dolfinx", DolfinxTrack(
     name="dolfinx",
     description="DOLFINx 0.11 (FEniCSx) from the dolfinx-solver-real wheel",
     families=FAMILY_NAMES,
+    packages=(("dolfinx", "DOLFINx 0.11 (import dolfinx_solver first)"),
+              ("petsc4py", "petsc4py (real PETSc with MUMPS)"), ("basix", "basix"), ("ufl", "ufl"),
+              ("ffcx", "ffcx"), ("mpi4py", "mpi4py"), ("numpy", "numpy"), ("scipy", "scipy"),
+              ("gmsh", "gmsh (Python API)"), ("sympy", "sympy")),
+    unavailable=(("dolfinx_mpc", "dolfinx_mpc (impose periodicity yourself: see the guide)"),
+                 ("pyvista", "pyvista"), ("adios4dolfinx", "adios4dolfinx"), ("hypre", "hypre preconditioners")),
     preload=("dolfinx_solver", "dolfinx", "dolfinx.fem.petsc", "ufl", "basix", "numpy"),
     solver_module="casekit.solvers.dolfinx",
 ))
