@@ -21,7 +21,7 @@ import sympy as sp
 
 from casekit import leak
 from casekit.domains.geometry import BOUNDARY_TOL, Box, Region
-from casekit.errors import Problem
+from casekit.errors import CasekitError, Problem
 from casekit.expr import COORDS, T, as_expr, exact, hygiene
 from casekit.expr.hygiene import Sampler
 from casekit.families.base import DATA_BC_KINDS
@@ -108,8 +108,8 @@ def expression_hygiene(view: CaseView, s: Settings) -> list[Problem]:
     problems: list[Problem] = []
     for pointer, value, params in visible_values(view.spec, view.family):
         try:
-            e = as_expr(value, variables=view.variables, params=params) if not isinstance(value, list) else None
-            parts = [e] if e is not None else [as_expr(v, variables=view.variables, params=params) for v in value]
+            parts = [as_expr(v, variables=view.variables, params=params)
+                     for v in (value if isinstance(value, list) else [value])]
         except CasekitError:
             continue  # reported by the expression check
         for part in parts:
