@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,39 @@ from casekit.evaluate.store import open_store
 from casekit.runner.limits import Limits
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+@cache
+def _unusable(name: str) -> str:
+    from casekit.envs import ENVIRONMENTS
+
+    if name not in ENVIRONMENTS:
+        return ""
+    status = ENVIRONMENTS.get(name).check()
+    return "" if status.usable else status.reason
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A test that needs a track whose environment is not installed here is skipped with the
+    reason (a broken environment fails its own tests)."""
+    from casekit.tracks import TRACKS
+
+    names = TRACKS.names()
+    for item in items:
+        for name in names:
+            if name in item.keywords:
+                why = _unusable(name)
+                if why:
+                    item.add_marker(pytest.mark.skip(reason=f"the {name} environment is not installed here: {why} "
+                                                            f"(casekit env install {name})"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """A marker per registered track: tests that need its environment (``-m dolfinx``)."""
+    from casekit.tracks import TRACKS
+
+    for name in TRACKS.names():
+        config.addinivalue_line("markers", f"{name}: needs the {name} track environment")
 SHARED = REPO.parent / "shared"
 
 

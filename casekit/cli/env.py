@@ -46,7 +46,7 @@ def env_check(
 
 @env_app.command("install")
 def env_install(
-    name: str = typer.Argument(..., help="dolfinx, dealii or firedrake."),
+    name: str = typer.Argument(..., help="A track's environment (casekit env check lists them)."),
     force: bool = typer.Option(False, "--force", help="Redo every step, even finished ones."),
     log: Path | None = typer.Option(None, "--log", help="Log file (default: in the environment's directory)."),
 ) -> None:

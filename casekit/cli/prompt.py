@@ -30,7 +30,8 @@ def case_spec_of(case: str, cases: Path | None) -> tuple[str, dict]:
 @app.command()
 def prompt(
     case: str = typer.Argument(..., help="A case source (file or id under cases/), or a case id with --cases."),
-    library: str = typer.Option("dolfinx", "--library", "-l", help="dolfinx, firedrake or dealii."),
+    library: str = typer.Option("dolfinx", "--library", "-l", help="The target library: a track's name "
+                                "(casekit env check lists them)."),
     tier: str = typer.Option("single", "--tier", help="single, feedback, scaffold or plan."),
     cases: Path | None = typer.Option(None, "--cases", help="A build or dataset holding the case."),
     verdict: Path | None = typer.Option(None, "--verdict", help="verdicts.jsonl with the previous attempt "
@@ -53,7 +54,9 @@ def prompt(
         if not mine:
             raise UsageError(f"{verdict} has no verdict for {case_id}")
         last = max(mine, key=lambda v: v["attempt"])
-        name = "solver.cpp" if library == "dealii" else "solver.py"
+        from casekit.tracks import TRACKS
+
+        name = TRACKS.get(library).submission_files[0]
         path = code or Path(last["paths"].get("submission", "")) / name
         if not path.is_file():
             raise CasekitError(f"the previous code is not at {path}", valid="--code FILE")

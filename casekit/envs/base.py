@@ -49,7 +49,7 @@ class EnvStatus:
 class Environment:
     name = ""
     description = ""
-    #: container image for users with a container engine (recipe under containers/)
+    #: container image for users with a container engine (recipe: the track's container/Dockerfile)
     image = ""
 
     def steps(self) -> list[Step]:
@@ -109,4 +109,11 @@ def run_steps(steps: list[Step], stamps: Path, log: Path, *, env_vars: dict[str,
         progress(step.name, "done", seconds)
 
 
-ENVIRONMENTS: Registry[Environment] = Registry("environment", plugins="casekit.envs.recipes")
+def _load_tracks() -> None:
+    """Every track registers its environment (``casekit/tracks/<name>/environment.py``)."""
+    from casekit.tracks import TRACKS
+
+    TRACKS.names()
+
+
+ENVIRONMENTS: Registry[Environment] = Registry("environment", loader=_load_tracks)

@@ -19,7 +19,7 @@ from casekit.jsonio import atomic_write_text, dumps, iter_jsonl, sha256_file, wr
 from casekit.model.record import CaseRecord
 from casekit.package.card import card
 from casekit.package.croissant import croissant
-from casekit.prompts import LIBRARIES, render
+from casekit.prompts import libraries, render
 from casekit.resources import schemas_dir
 
 MANIFEST = "manifest.json"
@@ -78,7 +78,7 @@ def _write(build_dir: Path, tracks: list[str], primary: str, root: Path, name: s
         _copy(build_dir / primary / r["id"] / "reference.npz", root / "references" / f"{r['id']}.npz")
         for lib in sorted(set(r["supported_libraries"]) & set(tracks)):
             agent.append({"id": r["public_id"], "case_spec": r["case_spec"], "target_library": lib})
-            if lib in LIBRARIES:  # agent-side files are named by the opaque public id
+            if lib in libraries():  # agent-side files are named by the opaque public id
                 atomic_write_text(root / "prompts" / lib / f"{r['public_id']}.md", render(r["case_spec"], lib))
     _jsonl(root / "agent.jsonl", agent)
     for schema in sorted(schemas_dir().glob("*.schema.json")):

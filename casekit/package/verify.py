@@ -10,7 +10,7 @@ from casekit.errors import Problem
 from casekit.jsonio import sha256_file
 from casekit.model.record import CaseRecord
 from casekit.package.build_dist import MANIFEST
-from casekit.prompts import LIBRARIES
+from casekit.prompts import libraries
 
 
 def verify(root: Path) -> list[Problem]:
@@ -51,7 +51,7 @@ def verify(root: Path) -> list[Problem]:
         if not match:
             bad(f"line {lineno}: an agent view of no record", "agent.jsonl")
     by_public = {r.get("public_id"): r for r in records.values()}
-    for lib in LIBRARIES:
+    for lib in libraries():
         for p in sorted((root / "prompts" / lib).glob("*.md")) if (root / "prompts" / lib).is_dir() else []:
             rec = by_public.get(p.stem)
             if rec is None:

@@ -22,28 +22,33 @@ from casekit.families.base import DATA_BC_KINDS
 from casekit.jsonio import sha256_bytes
 from casekit.resources import templates_dir
 
-LIBRARIES = {
-    "dolfinx": {"title": "DOLFINx 0.11", "language": "python", "guide": "guides/dolfinx.md",
-                "scaffold": "scaffolds/dolfinx.py.j2"},
-    "firedrake": {"title": "Firedrake", "language": "python", "guide": "guides/firedrake.md",
-                  "scaffold": "scaffolds/firedrake.py.j2"},
-    "dealii": {"title": "deal.II 9.4", "language": "cpp", "guide": "guides/dealii.md",
-               "scaffold": "scaffolds/dealii.cpp.j2"},
-}
 TIERS = ("single", "feedback", "scaffold", "plan")
 FEEDBACK_CODE_LIMIT = 2000
 
 
+def libraries() -> list[str]:
+    """The target libraries prompts can be written for: every registered track."""
+    from casekit.tracks import TRACKS
+
+    return TRACKS.names()
+
+
 @cache
 def _env() -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates_dir())), undefined=jinja2.StrictUndefined,
-                              keep_trailing_newline=True, autoescape=False)
+    """Templates from ``templates/``; a track's own files (guide, scaffold) as ``<track>/<file>``."""
+    from casekit.tracks import TRACKS
+
+    tracks = jinja2.PrefixLoader({name: jinja2.FileSystemLoader(str(t.directory())) for name, t in TRACKS.items()})
+    return jinja2.Environment(loader=jinja2.ChoiceLoader([jinja2.FileSystemLoader(str(templates_dir())), tracks]),
+                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False)
 
 
-def _library(name: str) -> dict[str, str]:
-    if name not in LIBRARIES:
-        raise CasekitError(f"unknown target library {name!r}", valid=", ".join(LIBRARIES))
-    return LIBRARIES[name]
+def _library(name: str) -> Any:
+    from casekit.tracks import TRACKS
+
+    if name not in TRACKS:
+        raise CasekitError(f"unknown target library {name!r}", valid=", ".join(TRACKS.names()))
+    return TRACKS.get(name)
 
 
 def context(case_spec: dict[str, Any], library: str) -> dict[str, Any]:
@@ -63,17 +68,15 @@ def context(case_spec: dict[str, Any], library: str) -> dict[str, Any]:
     npz = (f"one array per component named {', '.join(f'`{c}`' for c in comps)}" if comps
            else f"the array `u` ({output.doc})")
     bc_lines = _bc_lines(case_spec, family)
-    guide_path = templates_dir() / lib["guide"]
+    guide_path = lib.resource(lib.guide)
     axes = [("x", grid["nx"]), ("y", grid["ny"])] + ([("z", grid["nz"])] if dim == 3 else [])
-    from casekit.tracks import TRACKS
-
     return {
         "family": family, "main": main, "flux_text": family.flux_text, "dim": dim,
         "domain_text": domain.describe(), "boundary_tags": dom["boundary_tags"],
-        "library_title": lib["title"], "language": lib["language"],
+        "library_title": lib.title, "language": lib.language,
         "periodic": "periodic" in case_spec["bc"],
         "case_spec_json": json.dumps(case_spec, indent=2, ensure_ascii=False),
-        "summary": _summary(case_spec, family, domain.describe(), lib["title"], bc_lines),
+        "summary": _summary(case_spec, family, domain.describe(), lib.title, bc_lines),
         "params_text": _params_text(case_spec, family), "bc_lines": bc_lines,
         "time_text": (f"March from t0 = {time['t0']:g} to t_end = {time['t_end']:g} from the initial data `ic`"
                       + (f" (a suggested step is dt = {time['dt']:g})" if time.get("dt") else "")
@@ -81,8 +84,8 @@ def context(case_spec: dict[str, Any], library: str) -> dict[str, Any]:
         "output_text": f"the field `{out['field']}` ({output.doc}) on the evaluation grid, as {npz}.",
         "npz_text": npz, "shape_text": shape, "components": comps,
         "axes_text": ", ".join(f"`{a}` of shape ({n},)" for a, n in axes),
-        "packages_text": TRACKS.get(library).packages_text() if library in TRACKS else "the track's library.",
-        "guide": guide_path.read_text() if guide_path.exists() else f"(no guide for {lib['title']} yet)",
+        "packages_text": lib.packages_text(),
+        "guide": guide_path.read_text() if guide_path.exists() else f"(no guide for {lib.title} yet)",
     }
 
 
@@ -204,7 +207,9 @@ def scaffold(case_spec: dict[str, Any], library: str) -> str:
         if time else ""
     if "periodic" in case_spec["bc"]:
         extra += "; the periodic pairs must be enforced (e.g. with a restriction matrix)"
-    return _env().get_template(lib["scaffold"]).render(
+    if not lib.scaffold:
+        raise CasekitError(f"the {lib.name} track has no scaffold", valid="the single or plan tier")
+    return _env().get_template(f"{lib.name}/{lib.scaffold}").render(
         ctx, gmsh_code=gmsh_python(domain), h=round(domain.geometry.diameter() / 32, 6),
         geometry_order=2 if has_curves(domain) else 1,
         t0=float(time["t0"]) if time else 0.0, numerics_extra=extra)

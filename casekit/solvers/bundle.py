@@ -50,34 +50,44 @@ _RUNTIME = (
 '''
 
 
-def _files(track_package: str | None) -> list[Path]:
-    out: list[Path] = []
-    entries = [*RUNTIME, *([f"solvers/{track_package}/"] if track_package else [])]
+def _files(solver_module: str | None) -> list[tuple[str, bytes]]:
+    """(path in the zip, content): the runtime modules and the solver package; the packages
+    above the solver package get empty ``__init__.py`` files (a track's own ``__init__`` registers
+    it, which needs the whole of casekit)."""
+    out: list[tuple[str, bytes]] = []
+    entries = list(RUNTIME)
+    stubs: list[str] = []
+    if solver_module:
+        parts = solver_module.split(".")
+        if parts[0] != "casekit" or len(parts) < 2:
+            raise ValueError(f"a solver module inside casekit is needed, not {solver_module!r}")
+        entries.append("/".join(parts[1:]) + "/")
+        stubs = ["/".join(parts[1:i]) + "/__init__.py" for i in range(2, len(parts))]
     for entry in entries:
         p = _PACKAGE / entry
-        if entry.endswith("/"):
-            out.extend(sorted(q for q in p.rglob("*.py") if "__pycache__" not in q.parts))
-        else:
-            out.append(p)
-    return out
+        files = sorted(q for q in p.rglob("*.py") if "__pycache__" not in q.parts) if entry.endswith("/") else [p]
+        out.extend((f.relative_to(_PACKAGE).as_posix(), f.read_bytes()) for f in files)
+    have = {name for name, _ in out}
+    out.extend((stub, b"") for stub in stubs if stub not in have)
+    return sorted(out)
 
 
 @cache
-def runtime_zip(track_package: str | None = None) -> bytes:
-    """A deterministic zip of the runtime modules (plus ``solvers/<track_package>``)."""
+def runtime_zip(solver_module: str | None = None) -> bytes:
+    """A deterministic zip of the runtime modules (plus the package ``solver_module``)."""
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-        for f in _files(track_package):
-            info = zipfile.ZipInfo("casekit/" + f.relative_to(_PACKAGE).as_posix(), date_time=(1980, 1, 1, 0, 0, 0))
+        for name, data in _files(solver_module):
+            info = zipfile.ZipInfo("casekit/" + name, date_time=(1980, 1, 1, 0, 0, 0))
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16
-            zf.writestr(info, f.read_bytes())
+            zf.writestr(info, data)
     return buf.getvalue()
 
 
-def solver_source(doc: str, body: str, track_package: str | None = None) -> str:
+def solver_source(doc: str, body: str, solver_module: str | None = None) -> str:
     """``solver.py``: a docstring, the runtime loader and ``body`` (which calls
     ``_casekit_runtime()`` before importing casekit)."""
-    text = base64.b64encode(runtime_zip(track_package)).decode()
+    text = base64.b64encode(runtime_zip(solver_module)).decode()
     chunks = "\n".join(f'    "{text[i:i + 100]}"' for i in range(0, len(text), 100))
     return f'"""{doc}"""\n\n' + _LOADER.replace("{chunks}", chunks) + "\n\n" + body

@@ -1,11 +1,20 @@
 """The track interface and registry.
 
-A track is one FEM library. It declares what it covers (families, domains), the environment its
-code runs in, how a submission runs (its harness: a Python ``solve(case_spec)`` or a compiled
-program reading ``case_spec.json``), how native outputs become the canonical ``solution.npz``
-(its output adapter), and the calibration submission built from casekit's own solvers plus
-private settings.  Adding a track is one module under ``casekit/tracks/library/`` (and its
-solvers); nothing in the core changes.
+A track is one FEM library, and one subpackage ``casekit/tracks/<name>/`` (or an installed
+package registered through the ``casekit.tracks`` entry-point group) holding all it knows:
+
+* ``__init__.py`` -- the :class:`Track` registered in :data:`TRACKS`: what it covers (families,
+  domains), its language and submission files, the packages a submission can use, how a
+  submission runs (a Python ``solve(case_spec)`` harness or a compiled program reading
+  ``case_spec.json``), how native outputs become the canonical ``solution.npz``, and the
+  calibration submission built from its solvers plus private settings;
+* ``solvers/`` -- the calibration and reference solvers;
+* ``environment.py`` -- the install recipe and usability check (registered in ENVIRONMENTS);
+* ``container/Dockerfile`` -- the image for container runners;
+* ``guide.md`` and ``scaffold.*.j2`` -- the prompt's API guide and the template-guided scaffold.
+
+The core asks the track; it never names one.  ``docs/adding-a-track.md`` walks through it and
+``casekit track new`` writes a working skeleton.
 """
 
 from __future__ import annotations
@@ -14,6 +23,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -41,6 +51,11 @@ class Track(ABC):
     name: str
     language: str  # "python" or "cpp"
     description: str
+    #: the library's name and version as prompts say it (e.g. "DOLFINx 0.11")
+    title: str = ""
+    #: the prompt's API guide and the scaffold template, files of the track's package
+    guide: str = "guide.md"
+    scaffold: str = ""
     #: families this track has calibration solvers for
     families: tuple[str, ...] = ()
     #: domain templates it can mesh (empty: all registered)
@@ -51,6 +66,9 @@ class Track(ABC):
     #: stated in prompts and checked against the environment by the tests -- and what it cannot
     packages: tuple[tuple[str, str], ...] = ()
     unavailable: tuple[tuple[str, str], ...] = ()
+    #: the rows of the shared convergence matrix (tests/tracks/matrix.py) its tests run, as
+    #: "family-domain" (empty: every row it supports)
+    convergence_rows: tuple[str, ...] = ()
 
     def packages_text(self) -> str:
         have = ", ".join(text for _, text in self.packages) or "the track's library"
@@ -59,6 +77,13 @@ class Track(ABC):
 
     def supports(self, family: str, domain: str) -> bool:
         return family in self.families and (not self.domains or domain in self.domains)
+
+    def directory(self) -> Path:
+        """The track's package directory (guide, scaffold, container recipe, solvers)."""
+        return Path(sys.modules[type(self).__module__].__file__ or ".").resolve().parent
+
+    def resource(self, name: str) -> Path:
+        return self.directory() / name
 
     @abstractmethod
     def status(self) -> tuple[bool, str]:
@@ -92,6 +117,15 @@ class Track(ABC):
     def adapt_output(self, out_dir: Path, case_spec: dict[str, Any]) -> None:
         """Convert native outputs in ``out_dir`` to the canonical artifacts (Python: nothing).
         Raises ``ArtifactError`` for native outputs that cannot be converted."""
+
+    @abstractmethod
+    def solver_families(self) -> list[str]:
+        """The families the track's solvers register (declared ``families`` must be among them)."""
+
+    @abstractmethod
+    def solve_directly(self, case_spec: dict[str, Any], settings: dict[str, Any], work: Path) -> Path:
+        """casekit's own solver on ``case_spec`` in ``work``, outside any sandbox (trusted code:
+        convergence tests and benchmarks); returns the canonical ``solution.npz``."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -149,15 +183,46 @@ class PythonTrack(Track):
     def calibration_files(self, settings: dict[str, Any], case_spec: dict[str, Any]) -> dict[str, bytes]:
         """One self-contained ``solver.py``: casekit's runtime modules and this track's solvers
         travel inside it (the sandbox never sees the casekit package)."""
-        package = self.solver_module.removeprefix("casekit.solvers.")
         body = (f"SETTINGS = {json.dumps(settings, sort_keys=True)!r}\n\n\n"
                 "def solve(case_spec):\n"
                 "    import json\n\n"
                 "    _casekit_runtime()\n"
                 f"    from {self.solver_module} import solve as _solve\n\n"
                 "    _solve(case_spec, json.loads(SETTINGS))\n")
-        source = solver_source(f"casekit calibration solver ({self.name}); the settings are private.", body, package)
+        source = solver_source(f"casekit calibration solver ({self.name}); the settings are private.", body,
+                               self.solver_module)
         return {"solver.py": source.encode()}
+
+    def _run_python(self, code: str, work: Path, timeout: float = 1800, path: str = "") -> str:
+        """``code`` in the track's interpreter in ``work`` (outside any sandbox: casekit's own
+        trusted code); its stdout, or a CasekitError with the end of its stderr."""
+        env = {"PATH": f"{self.python().parent}:/usr/bin:/bin", "HOME": str(work), **THREAD_ENV, **self.extra_env}
+        if path:
+            env["PYTHONPATH"] = path
+        r = subprocess.run([str(self.python()), "-c", code], cwd=work, capture_output=True, text=True,
+                           timeout=timeout, env=env)
+        if r.returncode != 0:
+            raise CasekitError(f"the {self.name} solver failed: {r.stderr.strip()[-3000:]}")
+        return r.stdout
+
+    def solver_families(self) -> list[str]:
+        from casekit.solvers.bundle import runtime_zip
+
+        with tempfile.TemporaryDirectory() as tmp:
+            (Path(tmp) / "runtime.zip").write_bytes(runtime_zip(self.solver_module))
+            preload = "".join(f"import {m}\n" for m in self.preload)
+            out = self._run_python(f"{preload}import json\nfrom {self.solver_module} import FAMILY_SOLVERS\n"
+                                   "print(json.dumps(FAMILY_SOLVERS.names()))", Path(tmp), 600,
+                                   str(Path(tmp) / "runtime.zip"))
+        return list(json.loads(out.strip().splitlines()[-1]))
+
+    def solve_directly(self, case_spec: dict[str, Any], settings: dict[str, Any], work: Path) -> Path:
+        work.mkdir(parents=True, exist_ok=True)
+        for name, data in self.calibration_files(settings, case_spec).items():
+            (work / name).write_bytes(data)
+        (work / "case_spec.json").write_text(json.dumps(case_spec))
+        self._run_python("import json, solver\nsolver.solve(json.load(open('case_spec.json')))", work)
+        return work / "solution.npz"
 
     def needs(self) -> tuple[Path, ...]:
         """The track's environment and its base interpreter (read-only in the sandbox)."""
@@ -185,4 +250,6 @@ def image(track: str) -> str:
     return ENVIRONMENTS.get(track).image if track in ENVIRONMENTS else ""
 
 
-TRACKS: Registry[Track] = Registry("track", plugins="casekit.tracks.library")
+#: every subpackage of casekit.tracks is a track; installed packages add theirs through the
+#: ``casekit.tracks`` entry-point group (see docs/adding-a-track.md)
+TRACKS: Registry[Track] = Registry("track", plugins="casekit.tracks", entry_points="casekit.tracks")

@@ -138,3 +138,28 @@ def test_report_tables_plots_and_html(tmp_path: Path, store) -> None:
     for name in ("index.html", "pass_rate_by_family.png", "failure_stages.png", "sensitivity_alpha_acc.png",
                  "sensitivity_alpha_time.png"):
         assert (tmp_path / "html" / name).stat().st_size > 1000
+
+
+@pytest.mark.dolfinx
+def test_paired_timing_file_timing_and_calibrate_timing(tmp_path: Path, store) -> None:
+    """The runtime gate: paired (the calibration re-timed in the same evaluation, interleaved),
+    a calibrate-timing table for this machine, or the build's t_base -- the verdict says which."""
+    from casekit.evaluate.calibrate import calibrate_timing
+
+    write_baselines(store, tmp_path / "base", ("calibration",), "dolfinx")
+    subs = tmp_path / "base" / "calibration"
+    paired = evaluate(EvalOptions(store, subs, tmp_path / "paired", repeats=2))
+    for v in paired:
+        t = v["timing"]
+        assert t["mode"] == "paired" and len(t["reference_runs"]) == 2 and t["machine"]
+        assert t["ratio"] == pytest.approx(v["runtime"]["max"] / t["t_reference"])
+        assert v["tau_time"] == pytest.approx(v["calibration"]["alpha_time"] * t["t_reference"])
+    table = calibrate_timing(store, "dolfinx", tmp_path / "timing.json", repeats=1)
+    assert set(table["cases"]) == set(store.records) and table["machine"]["cpu_count"] >= 1
+    filed = evaluate(EvalOptions(store, subs, tmp_path / "filed", repeats=1, timing="file",
+                                 timing_file=tmp_path / "timing.json"))
+    for v in filed:
+        assert v["timing"]["mode"] == "file"
+        assert v["timing"]["t_reference"] == pytest.approx(table["cases"][v["case_id"]]["t_reference"])
+    built = evaluate(EvalOptions(store, subs, tmp_path / "built", repeats=1, timing="build"))
+    assert all(v["timing"]["t_reference"] == v["calibration"]["t_base"] for v in built)

@@ -97,7 +97,7 @@ def test_feedback_prompt_structure() -> None:
 @pytest.mark.dolfinx
 def test_the_dolfinx_guide_snippets_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    text = (REPO / "templates" / "guides" / "dolfinx.md").read_text()
+    text = (REPO / "casekit" / "tracks" / "dolfinx" / "guide.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", text, re.S)
     assert len(blocks) >= 8
     namespace: dict = {}

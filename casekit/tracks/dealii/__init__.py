@@ -1,0 +1,215 @@
+"""The deal.II track: deal.II 9.4 from Debian; submissions are C++ programs.
+
+A submission is one ``solver.cpp`` with a ``main``.  It is compiled inside the sandbox (the
+evaluator's data hidden, no network) with casekit's CMake setup (``DEAL_II_SETUP_TARGET``,
+Release); a compile error is the submission's failure, not the evaluator's.  Each run's working
+directory holds ``case_spec.json`` and ``mesh.msh`` -- the case's domain meshed by casekit
+(gmsh 2.2 ASCII, straight-sided cells about 1/16 of the domain's diameter; boundary id k is the
+k-th tag of ``domain.boundary_tags``) which the program may refine -- and the program writes
+``solution_grid.bin`` (or ``solution.npz``) and ``meta.json``.  The timed region is the whole
+process (a compiled program has no import phase to exclude).
+
+Calibration runs casekit's own program (``casekit/solvers/dealii``), compiled once per deal.II
+version; only that exact binary is accepted as a prebuilt submission.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from casekit.domains.msh22 import mesh_text
+from casekit.errors import CasekitError
+from casekit.execution import PrepareError
+from casekit.grid import Grid
+from casekit.runner.base import RUNNERS, RunSpec
+from casekit.runner.limits import Limits
+from casekit.scoring.artifacts import ArtifactError, max_solution_bytes, output_names
+from casekit.tracks.base import THREAD_ENV, TRACKS, Track, image
+from casekit.tracks.dealii import environment as _environment  # noqa: F401  (registers it)
+from casekit.tracks.dealii import solvers as solver
+
+#: the mesh every run gets, as cells across the domain's diameter
+AGENT_MESH_CELLS = 16
+#: what compiling a submission may use
+COMPILE_LIMITS = Limits(timeout_sec=900.0, memory_mb=8192, file_mb=1024, disk_mb=2048, nproc=512, nofile=1024)
+
+CMAKE = """cmake_minimum_required(VERSION 3.13.4)
+find_package(deal.II 9.4 REQUIRED)
+deal_ii_initialize_cached_variables()
+project(submission CXX)
+add_executable(solver solver.cpp)
+deal_ii_setup_target(solver RELEASE)
+"""
+
+_RUN = 'chmod u+x "./$0" && exec "./$0"'
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass(frozen=True, kw_only=True)
+class DealiiTrack(Track):
+    language: str = "cpp"
+    submission_files: tuple[str, ...] = ("solver.cpp",)
+
+    def status(self) -> tuple[bool, str]:
+        from casekit.envs import ENVIRONMENTS
+
+        env = ENVIRONMENTS.get("dealii").check()
+        if not env.usable:
+            return False, env.reason
+        try:
+            solver.program(self.versions()["deal.II"])
+        except CasekitError as exc:
+            return False, exc.message + (f" (log: {exc.file})" if exc.file else "")
+        return True, "ok"
+
+    @cached_property
+    def _versions(self) -> dict[str, str]:
+        from casekit.tracks.dealii.environment import version
+
+        # the program's source hash: a changed solver invalidates cached calibrations
+        out = {"deal.II": version() or "missing", "casekit_dealii": solver.source_hash()}
+        try:
+            cxx = subprocess.run(["c++", "--version"], capture_output=True, text=True, timeout=30)
+            out["c++"] = (cxx.stdout.splitlines() or ["?"])[0]
+        except (OSError, subprocess.TimeoutExpired):
+            out["c++"] = "missing"
+        return out
+
+    def versions(self) -> dict[str, str]:
+        return dict(self._versions)
+
+    def _program(self) -> bytes:
+        return solver.program(self.versions()["deal.II"]).read_bytes()
+
+    def calibration_files(self, settings: dict[str, Any], case_spec: dict[str, Any]) -> dict[str, bytes]:
+        from casekit.solvers.settings import SolveSettings
+
+        st = SolveSettings.from_dict(settings)
+        try:
+            text = solver.settings_json(case_spec, settings, mesh="calibration_mesh.msh")
+        except KeyError as exc:
+            raise CasekitError(f"the deal.II track has no solver for {case_spec['pde']['type']!r}: {exc}",
+                               valid=", ".join(solver.families())) from None
+        return {solver.PROGRAM: self._program(),
+                "settings.json": json.dumps(text, sort_keys=True).encode(),
+                "calibration_mesh.msh": mesh_text(case_spec, st.cells_across, st.cell).encode()}
+
+    def calibration_submission(self, settings: dict[str, Any], case_spec: dict[str, Any]) -> dict[str, bytes]:
+        from casekit.solvers.settings import SolveSettings
+
+        st = SolveSettings.from_dict(settings)
+        text = solver.settings_json(case_spec, settings, mesh="embedded")
+        mesh = mesh_text(case_spec, st.cells_across, st.cell)
+        return {"solver.cpp": solver.single_source(text, mesh).encode()}
+
+    def prepare(self, files: dict[str, bytes], work: Path, *, runner: str = "local",
+                hide: tuple[Path, ...] = ()) -> dict[str, bytes]:
+        if solver.PROGRAM in files:
+            if _sha(files[solver.PROGRAM]) != _sha(self._program()):
+                raise PrepareError("compile_error", f"{solver.PROGRAM} is not casekit's calibration program; "
+                                   "submit solver.cpp")
+            return files
+        if "solver.cpp" not in files:
+            raise PrepareError("missing_artifact", "a deal.II submission needs solver.cpp")
+        spec = RunSpec(["bash", "-c", "cmake -S . -B build -DCMAKE_BUILD_TYPE=Release > cmake.log 2>&1 "
+                        "|| { cat cmake.log >&2; exit 1; }; cmake --build build -j 1 >&2 && cp build/solver ./solver"],
+                       {"solver.cpp": files["solver.cpp"], "CMakeLists.txt": CMAKE.encode()},
+                       {"PATH": "/usr/bin:/bin", **THREAD_ENV}, COMPILE_LIMITS, "none", hide, (), image("dealii"))
+        out = work / "compile"
+        result = RUNNERS.get(runner).run(spec, out)
+        binary = out / "solver"
+        if result.timed_out:
+            raise PrepareError("compile_error", f"compiling solver.cpp took more than {COMPILE_LIMITS.timeout_sec:g} s")
+        if result.exit_code != 0 or not binary.is_file():
+            errors = [ln for ln in result.stderr.splitlines() if "error" in ln.lower()]
+            raise PrepareError("compile_error", "solver.cpp does not compile: "
+                               + ("\n".join(errors[:5]) or result.stderr[-1500:]))
+        return {"solver": binary.read_bytes()}
+
+    def run_spec(self, files: dict[str, bytes], case_spec: dict[str, Any], limits: Limits,
+                 hide: tuple[Path, ...]) -> RunSpec:
+        exe = solver.PROGRAM if solver.PROGRAM in files else "solver"
+        inputs = {**files, "case_spec.json": json.dumps(case_spec).encode(),
+                  solver.MESH: _agent_mesh(json.dumps(case_spec["domain"], sort_keys=True)).encode()}
+        env = {"PATH": "/usr/bin:/bin", **THREAD_ENV}
+        return RunSpec(["bash", "-c", _RUN, exe], inputs, env, limits, "wrapper", hide, (), image("dealii"),
+                       max_output_bytes=max_solution_bytes(case_spec))
+
+    def solver_families(self) -> list[str]:
+        return list(solver.families())
+
+    def solve_directly(self, case_spec: dict[str, Any], settings: dict[str, Any], work: Path) -> Path:
+        """casekit's compiled program on the case in ``work`` (outside the sandbox)."""
+        work.mkdir(parents=True, exist_ok=True)
+        for name, data in self.calibration_files(settings, case_spec).items():
+            (work / name).write_bytes(data)
+        (work / "case_spec.json").write_text(json.dumps(case_spec))
+        exe = work / solver.PROGRAM
+        exe.chmod(0o755)
+        r = subprocess.run([str(exe)], cwd=work, capture_output=True, text=True, timeout=1800,
+                           env={"PATH": "/usr/bin:/bin", **THREAD_ENV})
+        if r.returncode != 0:
+            raise CasekitError(f"the deal.II program failed: {r.stderr.strip()[-3000:]}")
+        self.adapt_output(work, case_spec)
+        return work / "solution.npz"
+
+    def adapt_output(self, out_dir: Path, case_spec: dict[str, Any]) -> None:
+        """Native outputs become the canonical ``solution.npz``: ``solution_grid.bin`` (row-major
+        float64, the output arrays one after another) or one ``solution_grid_<name>.bin`` per
+        output array; a program that wrote ``solution.npz`` itself is left alone."""
+        if (out_dir / "solution.npz").exists():
+            return
+        grid = Grid.from_spec(case_spec["eval_grid"])
+        names = output_names(case_spec)
+        size = int(np.prod(grid.shape))
+        together = out_dir / "solution_grid.bin"
+        apart = [out_dir / f"solution_grid_{n}.bin" for n in names]
+        if together.is_file():
+            arrays = dict(zip(names, _read(together, size * len(names), grid.shape, len(names)), strict=True))
+        elif all(f.is_file() for f in apart):
+            arrays = {n: _read(f, size, grid.shape, 1)[0] for n, f in zip(names, apart, strict=True)}
+        else:
+            return  # nothing native: the artifact check reports the missing solution.npz
+        np.savez(out_dir / "solution.npz", **{**grid.axes(), **arrays})
+
+
+def _read(path: Path, count: int, shape: tuple[int, ...], arrays: int) -> np.ndarray:
+    if path.stat().st_size != count * 8 or path.is_symlink():
+        raise ArtifactError("invalid_artifact", f"{path.name} has {path.stat().st_size} bytes; the grid {shape} "
+                            f"with {arrays} array(s) needs {count * 8}")
+    return np.fromfile(path, dtype="<f8").reshape(arrays, *shape)
+
+
+_MESH_CACHE: dict[str, str] = {}
+
+
+def _agent_mesh(domain_json: str) -> str:
+    """The mesh every run of a case gets (cached per domain: runs repeat)."""
+    if domain_json not in _MESH_CACHE:
+        domain = json.loads(domain_json)
+        _MESH_CACHE[domain_json] = mesh_text({"domain": domain}, AGENT_MESH_CELLS)
+    return _MESH_CACHE[domain_json]
+
+
+TRACKS.register("dealii", DealiiTrack(
+    name="dealii",
+    description="deal.II 9.4 (Debian) with UMFPACK; C++ submissions compiled in the sandbox",
+    title="deal.II 9.4",
+    scaffold="scaffold.cpp.j2",
+    families=solver.families(),
+    packages=(("UMFPACK", "deal.II 9.4 (Debian) with UMFPACK, LAPACK, muParser"), ("PETSC", "its PETSc wrappers"),
+              ("TRILINOS", "its Trilinos wrappers"), ("GMSH", "gmsh mesh reading"), ("BOOST", "Boost (property trees "
+              "for JSON)"), ("CXX17", "C++17")),
+    unavailable=(("network", "anything that needs the network at build time (CMake's FetchContent)"),),
+))

@@ -1,0 +1,37 @@
+"""Steady Navier-Stokes on Taylor-Hood elements by Newton's method from the Stokes solution,
+with continuation in the viscosity when Newton does not converge directly."""
+
+from __future__ import annotations
+
+import ufl
+from dolfinx import fem
+
+from casekit.tracks.dolfinx.solvers import Result, family
+from casekit.tracks.dolfinx.solvers.families.stokes import taylor_hood
+from casekit.tracks.dolfinx.solvers.linalg import Newton, Stats, solve_linear
+from casekit.tracks.dolfinx.solvers.problem import Problem, add
+
+
+@family("navier_stokes")
+def navier_stokes(p: Problem) -> Result:
+    nu_target = p.number("nu")
+    W, pin = taylor_hood(p)
+    bcs = p.dirichlets(W.sub(0))
+    stats = Stats()
+    (u_, p_), (v_, q_) = ufl.TrialFunctions(W), ufl.TestFunctions(W)
+    nu = fem.Constant(p.mesh, max(nu_target, 1.0))
+    f_v = add(ufl.inner(p.forcing(), v_) * ufl.dx, p.neumann_terms(v_))
+    a = (nu * ufl.inner(ufl.grad(u_), ufl.grad(v_)) - p_ * ufl.div(v_) - q_ * ufl.div(u_)) * ufl.dx
+    w = solve_linear(p, a, f_v, W, bcs, stats, pin=pin)
+    u, pr = ufl.split(w)
+    v, q = ufl.TestFunctions(W)
+    F = (nu * ufl.inner(ufl.grad(u), ufl.grad(v)) + ufl.inner(ufl.grad(u) * u, v) - pr * ufl.div(v)
+         - q * ufl.div(u)) * ufl.dx - add(ufl.inner(p.forcing(), v) * ufl.dx, p.neumann_terms(v))
+    solver = Newton(p, F, w, bcs, stats, pin=pin)
+    levels = [nu_target]
+    while levels[0] < 1.0:
+        levels.insert(0, min(1.0, levels[0] * 4))
+    for level in levels:  # continuation: 1, ..., nu (a single level when nu >= 1)
+        nu.value = level
+        solver.solve()
+    return Result(w.sub(0).collapse(), {**stats.info(), "continuation_levels": len(levels)})

@@ -1,0 +1,264 @@
+"""Linear algebra of the DOLFINx solvers: periodic reduction, Dirichlet rows, direct solves, Newton.
+
+Periodicity is enforced, not approximated: a restriction operator ``P`` (full dofs x reduced
+dofs) copies every dof on a periodic target side from its partner on the source side, and the
+system solved is ``P^T A P u_r = P^T b``, ``u = P u_r``.  Dirichlet conditions are applied to the
+(reduced) system by symmetric elimination, with the eliminated matrix factorised once and
+reused for every right-hand side of a time loop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import dolfinx_solver  # noqa: F401
+import numpy as np
+import ufl
+from dolfinx import fem
+from dolfinx.fem import petsc as fpetsc
+from petsc4py import PETSc
+
+from casekit.tracks.dolfinx.solvers.problem import Dirichlet, Problem
+
+
+@dataclass
+class Stats:
+    linear_solves: int = 0
+    linear_iterations: int = 0
+    newton_iterations: int = 0
+    time_steps: int = 0
+    dofs: int = 0
+    ksp_type: str = "preonly"
+    pc_type: str = "lu"
+
+    def info(self) -> dict[str, Any]:
+        return {"dofs": self.dofs, "linear_iterations": self.linear_iterations,
+                "newton_iterations": self.newton_iterations, "time_steps": self.time_steps,
+                "ksp_type": self.ksp_type, "pc_type": self.pc_type}
+
+
+# --------------------------------------------------------------------------- periodicity
+def collapse(space: Any) -> tuple[Any, np.ndarray]:
+    """A sub-space as a space of its own and the parent dofs of its dofs."""
+    collapsed, dofs = space.collapse()
+    return collapsed, np.asarray(dofs[0] if isinstance(dofs, list) else dofs)
+
+
+def _scalar_leaves(space: Any) -> list[tuple[Any, np.ndarray]]:
+    """(collapsed scalar space, parent dof indices) for every scalar component of ``space``."""
+    n = space.num_sub_spaces
+    if n == 0:
+        if space.component():
+            return [collapse(space)]
+        return [(space, np.arange(space_size(space)))]
+    return [leaf for i in range(n) for leaf in _scalar_leaves(space.sub(i))]
+
+
+@dataclass
+class Reduction:
+    """u = P u_r: target dofs copy their periodic source dofs."""
+
+    P: PETSc.Mat
+    representative: np.ndarray  # full dof -> the full dof it copies (itself when kept)
+    reduced_index: np.ndarray  # full dof -> reduced dof
+
+    @classmethod
+    def build(cls, problem: Problem, space: Any) -> Reduction | None:
+        pairs = problem.periodic_pairs()
+        if not pairs:
+            return None
+        size = space_size(space)
+        rep = np.arange(size)
+        geo = problem.domain.geometry
+        tol = 1e-8 * geo.diameter()
+        for leaf, dofs in _scalar_leaves(space):
+            coords = leaf.tabulate_dof_coordinates()[:, : problem.dim]
+            keys = {tuple(np.round(c / tol).astype(np.int64)): d for c, d in zip(coords, dofs, strict=True)}
+            for source, target, shift in pairs:
+                on_target = geo.tag_distance(target, coords) < tol
+                for c, d in zip(coords[on_target], dofs[on_target], strict=True):
+                    partner = keys.get(tuple(np.round((c - shift) / tol).astype(np.int64)))
+                    if partner is None:
+                        raise RuntimeError(f"periodic dof at {c} on {target!r} has no partner on {source!r}")
+                    rep[d] = partner
+        for _ in range(4):  # a corner may map through two pairs
+            rep = rep[rep]
+        kept = np.flatnonzero(rep == np.arange(size))
+        reduced_index = np.full(size, -1)
+        reduced_index[kept] = np.arange(len(kept))
+        reduced_index = reduced_index[rep]
+        P = PETSc.Mat().createAIJ([size, len(kept)], nnz=1)
+        P.setUp()
+        for i in range(size):
+            P.setValue(i, int(reduced_index[i]), 1.0)
+        P.assemble()
+        return cls(P, rep, reduced_index)
+
+    def matrix(self, A: PETSc.Mat) -> PETSc.Mat:
+        return A.PtAP(self.P)
+
+    def vector(self, b: PETSc.Vec) -> PETSc.Vec:
+        out = self.P.createVecRight()
+        self.P.multTranspose(b, out)
+        return out
+
+    def expand(self, ur: PETSc.Vec, u: PETSc.Vec) -> None:
+        self.P.mult(ur, u)
+
+
+# --------------------------------------------------------------------------- Dirichlet rows
+def dirichlet_rows(bcs: list[Dirichlet], size: int, reduction: Reduction | None) -> tuple[np.ndarray, np.ndarray]:
+    """(rows, values) of the Dirichlet dofs of a space with ``size`` dofs, in the (reduced) numbering."""
+    work = np.zeros(size)
+    rows = []
+    for d in bcs:
+        dofs, first_ghost = d.bc.dof_indices()
+        rows.append(dofs[:first_ghost])
+        d.bc.set(work)
+    if not rows:
+        return np.zeros(0, dtype=np.int32), np.zeros(0)
+    r = np.concatenate(rows)
+    v = work[r]
+    if reduction is not None:
+        r = reduction.reduced_index[r]
+    r, first = np.unique(r, return_index=True)
+    return r.astype(np.int32), v[first]
+
+
+def space_size(space: Any) -> int:
+    return space.dofmap.index_map.size_local * space.dofmap.index_map_bs
+
+
+def _ksp(A: PETSc.Mat, stats: Stats, prefix: str) -> PETSc.KSP:
+    ksp = PETSc.KSP().create(A.getComm())
+    ksp.setOptionsPrefix(prefix)
+    ksp.setOperators(A)
+    ksp.setType("preonly")
+    pc = ksp.getPC()
+    pc.setType("lu")
+    pc.setFactorSolverType("mumps")
+    ksp.setFromOptions()
+    return ksp
+
+
+class LinearSystem:
+    """A x = b with fixed matrix and Dirichlet rows; factorised once, solved for many b."""
+
+    def __init__(self, problem: Problem, a: Any, space: Any, bcs: list[Dirichlet], stats: Stats,
+                 *, pin: np.ndarray | None = None) -> None:
+        self.space = space
+        self.bcs = bcs
+        self.reduction = Reduction.build(problem, space)
+        self.stats = stats
+        A = fpetsc.assemble_matrix(fem.form(a))
+        A.assemble()
+        self.A0 = self.reduction.matrix(A) if self.reduction else A
+        self.pin = pin
+        rows, _ = self._rows()
+        self.Az = self.A0.copy()
+        self.Az.zeroRowsColumns(rows, 1.0)
+        self.ksp = _ksp(self.Az, stats, f"ck{id(self)}_")
+        stats.dofs = A.getSize()[0]
+
+    def _rows(self) -> tuple[np.ndarray, np.ndarray]:
+        rows, vals = dirichlet_rows(self.bcs, space_size(self.space), self.reduction)
+        if self.pin is not None:
+            extra = self.reduction.reduced_index[self.pin] if self.reduction else self.pin
+            rows = np.concatenate([rows, extra]).astype(np.int32)
+            vals = np.concatenate([vals, np.zeros(len(extra))])
+        return rows, vals
+
+    def solve(self, L: Any, out: fem.Function) -> None:
+        """Solve with right-hand side ``L`` (a UFL form or a compiled ``fem.Form``) into ``out``."""
+        b = fpetsc.assemble_vector(L if isinstance(L, fem.Form) else fem.form(L))
+        b.ghostUpdate(addv=PETSc.InsertMode.ADD, mode=PETSc.ScatterMode.REVERSE)
+        br = self.reduction.vector(b) if self.reduction else b
+        rows, vals = self._rows()
+        xd = self.A0.createVecRight()
+        xd.setValues(rows, vals)
+        xd.assemble()
+        lifted = br.duplicate()
+        self.A0.mult(xd, lifted)
+        br.axpy(-1.0, lifted)
+        br.setValues(rows, vals)
+        br.assemble()
+        xr = self.Az.createVecRight()
+        self.ksp.solve(br, xr)
+        self.stats.linear_solves += 1
+        self.stats.linear_iterations += max(1, self.ksp.getIterationNumber())
+        if self.reduction:
+            self.reduction.expand(xr, out.x.petsc_vec)
+        else:
+            xr.copy(out.x.petsc_vec)
+        out.x.scatter_forward()
+
+
+def solve_linear(problem: Problem, a: Any, L: Any, space: Any, bcs: list[Dirichlet], stats: Stats,
+                 pin: np.ndarray | None = None) -> fem.Function:
+    u = fem.Function(space)
+    LinearSystem(problem, a, space, bcs, stats, pin=pin).solve(L, u)
+    return u
+
+
+class Newton:
+    """F(u; v) = 0 by Newton's method; the forms are compiled once and reused (time loops)."""
+
+    def __init__(self, problem: Problem, F: Any, u: fem.Function, bcs: list[Dirichlet], stats: Stats,
+                 pin: np.ndarray | None = None) -> None:
+        self.problem, self.u, self.bcs, self.stats, self.pin = problem, u, bcs, stats, pin
+        self.space = u.function_space
+        self.reduction = Reduction.build(problem, self.space)
+        self.J = fem.form(ufl.derivative(F, u, ufl.TrialFunction(self.space)))
+        self.F = fem.form(F)
+        self.du = fem.Function(self.space)
+        stats.dofs = space_size(self.space)
+
+    def solve(self) -> int:
+        """Newton iterations from the current u (its Dirichlet values are imposed first)."""
+        s, u, red = self.problem.settings, self.u, self.reduction
+        for d in self.bcs:
+            d.bc.set(u.x.array)
+        u.x.scatter_forward()
+        r0 = norm = None
+        for it in range(1, s.max_newton_iterations + 1):
+            b = fpetsc.assemble_vector(self.F)
+            b.ghostUpdate(addv=PETSc.InsertMode.ADD, mode=PETSc.ScatterMode.REVERSE)
+            if red:
+                b = red.vector(b)
+            rows, _ = dirichlet_rows(self.bcs, space_size(self.space), red)
+            if self.pin is not None:
+                rows = np.concatenate([rows, red.reduced_index[self.pin] if red else self.pin]).astype(np.int32)
+            b.scale(-1.0)
+            b.setValues(rows, np.zeros(len(rows)))
+            b.assemble()
+            norm = b.norm()
+            r0 = norm if r0 is None else r0
+            if (norm <= max(s.newton_rtol * r0, 1e-12) and it > 1) or norm < 1e-14:
+                self.stats.newton_iterations += it - 1
+                return it - 1
+            A = fpetsc.assemble_matrix(self.J)
+            A.assemble()
+            if red:
+                A = red.matrix(A)
+            A.zeroRowsColumns(rows, 1.0)
+            ksp = _ksp(A, self.stats, "cknewton_")
+            x = A.createVecRight()
+            ksp.solve(b, x)
+            self.stats.linear_solves += 1
+            self.stats.linear_iterations += max(1, ksp.getIterationNumber())
+            if red:
+                red.expand(x, self.du.x.petsc_vec)
+            else:
+                x.copy(self.du.x.petsc_vec)
+            u.x.array[:] += self.du.x.array
+            u.x.scatter_forward()
+            ksp.destroy()
+            A.destroy()
+        raise RuntimeError(f"Newton did not converge in {s.max_newton_iterations} iterations "
+                           f"(residual {norm:.3e}, initial {r0:.3e})")
+
+
+def newton(problem: Problem, F: Any, u: fem.Function, bcs: list[Dirichlet], stats: Stats,
+           pin: np.ndarray | None = None) -> None:
+    Newton(problem, F, u, bcs, stats, pin).solve()

@@ -1,0 +1,52 @@
+"""The convergence matrix every track's solvers are checked against (one place: tracks never copy
+it).  A row is a seeded case of a family on a domain, the element degree, two resolutions and the
+expected order of the relative L2 error on the evaluation grid.  A track runs the rows it
+supports, or the subset its ``convergence_rows`` names (slow libraries)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Row:
+    family: str
+    domain: str
+    degree: int
+    cells: tuple[int, int]
+    order: int
+    levels: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def id(self) -> str:
+        return f"{self.family}-{self.domain}"
+
+
+MATRIX = [
+    Row("poisson", "unit_square", 2, (10, 20), 3, {"bc": "robin"}),
+    Row("poisson", "annulus", 2, (16, 32), 3, {"bc": "mixed", "coefficient": "variable"}),
+    Row("poisson", "periodic_square", 2, (10, 20), 3),
+    Row("helmholtz", "unit_square", 2, (12, 24), 3, {"bc": "mixed"}),
+    Row("helmholtz", "circle", 2, (16, 32), 3, {"bc": "robin"}),
+    Row("biharmonic", "unit_square", 2, (10, 20), 3),
+    Row("biharmonic", "circle", 2, (10, 20), 3),
+    Row("linear_elasticity", "unit_square", 2, (8, 16), 3, {"bc": "mixed"}),
+    Row("linear_elasticity", "annulus", 2, (16, 32), 3),
+    Row("linear_elasticity", "circle", 2, (12, 24), 3),
+    Row("heat", "unit_square", 1, (10, 20), 2, {"bc": "mixed"}),
+    Row("heat", "circle", 1, (10, 20), 2, {"bc": "robin"}),
+    Row("heat", "annulus", 1, (12, 24), 2, {"bc": "mixed"}),
+    Row("convection_diffusion", "unit_square", 2, (10, 20), 3, {"bc": "mixed"}),
+    Row("convection_diffusion", "annulus", 1, (16, 32), 2, {"time": "transient"}),
+    Row("reaction_diffusion", "unit_square", 2, (10, 20), 3, {"reaction": "cubic", "bc": "robin"}),
+    Row("reaction_diffusion", "circle", 1, (10, 20), 2, {"time": "transient", "reaction": "logistic"}),
+    Row("stokes", "unit_square", 2, (8, 16), 3, {"bc": "mixed"}),
+    Row("stokes", "annulus", 2, (16, 32), 3),
+    Row("navier_stokes", "unit_square", 2, (8, 16), 3, {"reynolds": "medium"}),
+    Row("navier_stokes", "circle", 2, (10, 20), 3),
+    Row("burgers", "unit_square", 1, (10, 20), 2, {"bc": "mixed"}),
+    Row("burgers", "circle", 1, (10, 20), 2),
+    Row("wave", "unit_square", 1, (10, 20), 2, {"bc": "mixed"}),
+    Row("wave", "annulus", 1, (10, 20), 2),
+]
