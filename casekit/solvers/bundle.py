@@ -55,20 +55,25 @@ def _files(solver_module: str | None) -> list[tuple[str, bytes]]:
     above the solver package get empty ``__init__.py`` files (a track's own ``__init__`` registers
     it, which needs the whole of casekit)."""
     out: list[tuple[str, bytes]] = []
-    entries = list(RUNTIME)
-    stubs: list[str] = []
-    if solver_module:
-        parts = solver_module.split(".")
-        if parts[0] != "casekit" or len(parts) < 2:
-            raise ValueError(f"a solver module inside casekit is needed, not {solver_module!r}")
-        entries.append("/".join(parts[1:]) + "/")
-        stubs = ["/".join(parts[1:i]) + "/__init__.py" for i in range(2, len(parts))]
-    for entry in entries:
+    for entry in RUNTIME:
         p = _PACKAGE / entry
         files = sorted(q for q in p.rglob("*.py") if "__pycache__" not in q.parts) if entry.endswith("/") else [p]
-        out.extend((f.relative_to(_PACKAGE).as_posix(), f.read_bytes()) for f in files)
-    have = {name for name, _ in out}
-    out.extend((stub, b"") for stub in stubs if stub not in have)
+        out.extend(("casekit/" + f.relative_to(_PACKAGE).as_posix(), f.read_bytes()) for f in files)
+    if solver_module:  # a package of casekit's or of an installed track plugin
+        import importlib.util
+
+        parts = solver_module.split(".")
+        spec = importlib.util.find_spec(parts[0])
+        if spec is None or not spec.submodule_search_locations:
+            raise ValueError(f"the solver module {solver_module!r} is not in an importable package")
+        top = Path(next(iter(spec.submodule_search_locations))).resolve()
+        package = top.joinpath(*parts[1:])
+        files = sorted(q for q in package.rglob("*.py") if "__pycache__" not in q.parts) if package.is_dir() \
+            else [package.with_suffix(".py")]
+        out.extend((f"{parts[0]}/" + f.relative_to(top).as_posix(), f.read_bytes()) for f in files)
+        have = {name for name, _ in out}
+        stubs = ["/".join(parts[:i]) + "/__init__.py" for i in range(1, len(parts))]
+        out.extend((stub, b"") for stub in stubs if stub not in have)
     return sorted(out)
 
 
@@ -78,7 +83,7 @@ def runtime_zip(solver_module: str | None = None) -> bytes:
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
         for name, data in _files(solver_module):
-            info = zipfile.ZipInfo("casekit/" + name, date_time=(1980, 1, 1, 0, 0, 0))
+            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16
             zf.writestr(info, data)

@@ -20,11 +20,12 @@ class Row:
 
     @property
     def id(self) -> str:
-        return f"{self.family}-{self.domain}"
+        return f"{self.family}-{self.domain}" + (f"-{self.levels['bc']}" if "bc" in self.levels else "")
 
 
 MATRIX = [
     Row("poisson", "unit_square", 2, (10, 20), 3, {"bc": "robin"}),
+    Row("poisson", "unit_square", 1, (16, 32), 2, {"bc": "dirichlet"}),
     Row("poisson", "annulus", 2, (16, 32), 3, {"bc": "mixed", "coefficient": "variable"}),
     Row("poisson", "periodic_square", 2, (10, 20), 3),
     Row("helmholtz", "unit_square", 2, (12, 24), 3, {"bc": "mixed"}),

@@ -1,0 +1,82 @@
+"""The track extension point: registries load plugins from entry points, and the skeleton that
+``casekit track new`` writes is a working track whose own tests pass in a fresh checkout."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+from casekit.errors import CasekitError, UsageError
+from casekit.registry import Registry
+from tests.conftest import REPO
+
+
+def test_an_installed_package_registers_through_its_entry_point(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.metadata
+
+    things: Registry[str] = Registry("thing", entry_points="casekit.test_things")
+    plugin = types.ModuleType("casekit_plugin_for_test")
+    exec("THINGS.register('external', 'from a plugin')", {"THINGS": things}, plugin.__dict__)
+    monkeypatch.setitem(sys.modules, "casekit_plugin_for_test", plugin)
+    ep = importlib.metadata.EntryPoint("external", "casekit_plugin_for_test", "casekit.test_things")
+    monkeypatch.setattr(importlib.metadata, "entry_points",
+                        lambda group=None: [ep] if group == "casekit.test_things" else [])
+    assert things.names() == ["external"]
+    broken: Registry[str] = Registry("thing", entry_points="casekit.test_broken")
+    bad = importlib.metadata.EntryPoint("broken", "no_such_module_anywhere", "casekit.test_broken")
+    monkeypatch.setattr(importlib.metadata, "entry_points", lambda group=None: [bad])
+    with pytest.raises(CasekitError, match="plugin 'broken'"):
+        broken.names()
+
+
+def test_track_names_are_checked(tmp_path: Path) -> None:
+    from casekit.tracks.new import new_track
+
+    with pytest.raises(UsageError, match="registered already"):
+        new_track("dolfinx", root=tmp_path)
+    with pytest.raises(UsageError, match="not a usable track name"):
+        new_track("Bad-Name", root=tmp_path)
+    with pytest.raises(UsageError, match="not a casekit checkout"):
+        new_track("newlib", root=tmp_path)
+
+
+@pytest.mark.slow
+def test_the_skeleton_of_a_new_track_passes_its_own_tests(tmp_path: Path) -> None:
+    """What docs/adding-a-track.md walks through, in a fresh copy of the checkout."""
+    root = tmp_path / "checkout"
+    for part in ("casekit", "tests", "schemas", "templates", "pyproject.toml"):
+        src = REPO / part
+        if src.is_dir():
+            shutil.copytree(src, root / part, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        else:
+            shutil.copy2(src, root / part)
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    r = subprocess.run([sys.executable, "-m", "casekit.cli", "track", "new", "skel_fd", "--title",
+                        "finite differences"], cwd=root, env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert (root / "casekit" / "tracks" / "skel_fd" / "solvers" / "__init__.py").is_file()
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+                        "tests/tracks", "-k", "skel_fd"], cwd=root, env=env, capture_output=True, text=True,
+                       timeout=900)
+    assert r.returncode == 0 and "3 passed" in r.stdout, r.stdout[-3000:] + r.stderr[-2000:]
+
+
+@pytest.mark.parametrize("track", ["dolfinx", "firedrake", None])
+def test_the_runtime_bundle_carries_no_authoring_derivation_or_build_code(track: str | None) -> None:
+    from casekit.solvers.bundle import NEVER, _files
+    from casekit.tracks import TRACKS
+
+    module = TRACKS.get(track).solver_module if track else None  # type: ignore[attr-defined]
+    names = [n for n, _ in _files(module)]
+    assert "casekit/expr/parser.py" in names and "casekit/domains/geometry.py" in names
+    for n in names:
+        parts = n.removeprefix("casekit/").split("/")
+        assert parts[0].removesuffix(".py") not in NEVER, n
+    stubs = dict(_files(module))
+    assert stubs.get("casekit/tracks/__init__.py", b"") == b""  # registration stays out of the sandbox
