@@ -107,3 +107,25 @@ def test_periodic_square_gives_periodic_cases() -> None:
     assert check_source(src) == []
     src["manufactured_solution"] = {"u": "exp(-t)*(x + sin(pi*y))"}  # not periodic in x
     assert any(p.check == "periodicity" for p in check_source(src))
+
+
+def test_every_family_has_a_form_description_that_matches_its_parameters() -> None:
+    """The one declarative description of the weak forms (casekit/solvers/forms.py) names only
+    parameters the family has, for every registered family."""
+    from dataclasses import fields
+
+    from casekit.families import FAMILIES
+    from casekit.solvers.forms import FORMS, Elasticity, Flow, Scalar, Wave
+
+    assert set(FORMS) == set(FAMILIES.names())
+    for name, form in FORMS.items():
+        family = FAMILIES.get(name)
+        params = {p.name for p in family.params}
+        named = {getattr(form, f.name) for f in fields(form) if isinstance(getattr(form, f.name), str)}
+        assert named <= params, (name, named - params)
+        if isinstance(form, Scalar):
+            assert family.unknowns[0].vector is False
+        if isinstance(form, (Elasticity, Flow)):
+            assert family.unknowns[0].vector
+        if isinstance(form, Wave):
+            assert family.time_order == 2

@@ -8,11 +8,12 @@ from typing import Any
 import firedrake as fd
 import ufl
 
+from casekit.solvers.forms import FORMS, Biharmonic
 from casekit.tracks.firedrake.solvers import family
 from casekit.tracks.firedrake.solvers.problem import Problem
 
 
-@family("biharmonic")
+@family(*(name for name, f in FORMS.items() if isinstance(f, Biharmonic)))
 def biharmonic(p: Problem) -> tuple[Any, dict[str, Any]]:
     V = fd.FunctionSpace(p.mesh, "CG", p.settings.degree)
     v = fd.TestFunction(V)

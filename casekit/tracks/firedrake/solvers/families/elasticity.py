@@ -7,13 +7,17 @@ from typing import Any
 import firedrake as fd
 import ufl
 
+from casekit.solvers.forms import FORMS, Elasticity, form_of
 from casekit.tracks.firedrake.solvers import family
 from casekit.tracks.firedrake.solvers.problem import Problem
 
 
-@family("linear_elasticity")
+@family(*(name for name, f in FORMS.items() if isinstance(f, Elasticity)))
 def elasticity(p: Problem) -> tuple[Any, dict[str, Any]]:
-    E, nu = float(p.spec["pde"]["params"]["E"]), float(p.spec["pde"]["params"]["nu"])
+    form = form_of(p.spec["pde"]["type"])
+    assert isinstance(form, Elasticity)
+    params = p.spec["pde"]["params"]
+    E, nu = float(params[form.young]), float(params[form.poisson_ratio])
     lam, mu = E * nu / ((1 + nu) * (1 - 2 * nu)), E / (2 * (1 + nu))
     V = fd.VectorFunctionSpace(p.mesh, "CG", p.settings.degree)
     u, v = fd.Function(V), fd.TestFunction(V)

@@ -9,20 +9,23 @@ from typing import Any
 import firedrake as fd
 import ufl
 
+from casekit.solvers.forms import FORMS, Flow, form_of
 from casekit.tracks.firedrake.solvers import family
 from casekit.tracks.firedrake.solvers.problem import Problem
 
 
-@family("stokes", "navier_stokes")
+@family(*(name for name, f in FORMS.items() if isinstance(f, Flow)))
 def flow(p: Problem) -> tuple[Any, dict[str, Any]]:
+    form = form_of(p.spec["pde"]["type"])
+    assert isinstance(form, Flow)
     deg = p.settings.degree
     V, Q = fd.VectorFunctionSpace(p.mesh, "CG", deg), fd.FunctionSpace(p.mesh, "CG", deg - 1)
     W = V * Q
     w = fd.Function(W)
     u, pr = ufl.split(w)
     v, q = fd.TestFunctions(W)
-    target = float(p.spec["pde"]["params"]["nu"])
-    convective = p.spec["pde"]["type"] == "navier_stokes"
+    target = float(p.spec["pde"]["params"][form.viscosity])
+    convective = form.convective
     nu = fd.Constant(max(target, 1.0) if convective else target)
     F = (nu * ufl.inner(ufl.grad(u), ufl.grad(v)) - pr * ufl.div(v) - q * ufl.div(u)
          - ufl.inner(p.forcing(), v)) * ufl.dx + p.natural(u, v)

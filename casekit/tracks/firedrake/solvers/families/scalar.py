@@ -9,26 +9,29 @@ from typing import Any
 import firedrake as fd
 import ufl
 
+from casekit.solvers.forms import FORMS, Scalar, form_of
 from casekit.tracks.firedrake.solvers import family
 from casekit.tracks.firedrake.solvers.problem import Problem
 
 
 def _coefficients(p: Problem) -> dict[str, Any]:
-    kind, params = p.spec["pde"]["type"], p.spec["pde"].get("params", {})
-    if kind in ("poisson", "heat"):
-        return {"kappa": p.param("kappa") if "kappa" in params else 1.0}
-    if kind == "helmholtz":
-        return {"c": -p.param("k") ** 2}
-    if kind == "convection_diffusion":
-        return {"kappa": p.param("epsilon"), "beta": p.param("beta")}
-    if kind == "reaction_diffusion":
-        return {"kappa": p.param("epsilon"), "reaction": True}
-    if kind == "burgers":
-        return {"kappa": p.param("nu"), "burgers": p.param("b")}
-    raise KeyError(kind)
+    """The coefficients of the scalar form, read from the family's form description."""
+    form = form_of(p.spec["pde"]["type"])
+    assert isinstance(form, Scalar)
+    params = p.spec["pde"].get("params", {})
+    co: dict[str, Any] = {"kappa": p.param(form.diffusion) if form.diffusion in params else 1.0}
+    if form.wavenumber:
+        co["c"] = -p.param(form.wavenumber) ** 2
+    if form.convection:
+        co["beta"] = p.param(form.convection)
+    if form.reaction:
+        co["reaction"] = form.reaction
+    if form.burgers:
+        co["burgers"] = p.param(form.burgers)
+    return co
 
 
-@family("poisson", "heat", "helmholtz", "convection_diffusion", "reaction_diffusion", "burgers")
+@family(*(name for name, f in FORMS.items() if isinstance(f, Scalar)))
 def scalar(p: Problem) -> tuple[Any, dict[str, Any]]:
     co = _coefficients(p)
     V = fd.FunctionSpace(p.mesh, "CG", p.settings.degree)
@@ -41,7 +44,7 @@ def scalar(p: Problem) -> tuple[Any, dict[str, Any]]:
         if "beta" in co:
             form += ufl.inner(co["beta"], ufl.grad(u)) * v * ufl.dx
         if co.get("reaction"):
-            form += p.param("reaction", {"u": u}, t) * v * ufl.dx
+            form += p.param(co["reaction"], {"u": u}, t) * v * ufl.dx
         if "burgers" in co:
             form += u * ufl.inner(ufl.grad(u), co["burgers"]) * v * ufl.dx
         if supg:

@@ -8,13 +8,16 @@ from typing import Any
 import firedrake as fd
 import ufl
 
+from casekit.solvers.forms import FORMS, Wave, form_of
 from casekit.tracks.firedrake.solvers import family
 from casekit.tracks.firedrake.solvers.problem import Problem
 
 
-@family("wave")
+@family(*(name for name, f in FORMS.items() if isinstance(f, Wave)))
 def wave(p: Problem) -> tuple[Any, dict[str, Any]]:
-    c2 = float(p.spec["pde"]["params"]["c"]) ** 2
+    form = form_of(p.spec["pde"]["type"])
+    assert isinstance(form, Wave)
+    c2 = float(p.spec["pde"]["params"][form.speed]) ** 2
     V = fd.FunctionSpace(p.mesh, "CG", p.settings.degree)
     v = fd.TestFunction(V)
     n, dt = p.time_steps()
