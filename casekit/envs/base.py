@@ -21,6 +21,19 @@ from casekit.jsonio import content_hash, read_json, write_json
 from casekit.registry import Registry
 
 
+def find_python(version: str, override_env: str = "") -> str:
+    """An interpreter of ``version`` ("3.12") for a track's own venv: ``$override_env``, then the
+    PATH, pyenv's versions and Debian's."""
+    import shutil
+
+    for candidate in (os.environ.get(override_env) if override_env else None, shutil.which(f"python{version}"),
+                      *sorted(str(p) for p in Path.home().glob(f".pyenv/versions/{version}*/bin/python3")),
+                      f"/usr/bin/python{version}"):
+        if candidate and Path(candidate).exists():
+            return candidate
+    return f"python{version}"
+
+
 def state_root() -> Path:
     return Path(os.environ.get("CASEKIT_ENV_DIR", str(Path.home() / ".cache" / "casekit" / "envs")))
 

@@ -15,11 +15,10 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import shutil
 import subprocess
 from pathlib import Path
 
-from casekit.envs.base import ENVIRONMENTS, Environment, EnvStatus, Step, state_root
+from casekit.envs.base import ENVIRONMENTS, Environment, EnvStatus, Step, find_python, state_root
 
 LIB = "/usr/lib/x86_64-linux-gnu"
 APT = ("bison", "flex", "libhdf5-mpi-dev", "libmumps-dev", "libscalapack-openmpi-dev", "libptscotch-dev",
@@ -68,15 +67,6 @@ PETSC, PETSC4PY, MPI4PY, LIBSUPERMESH, H5PY, FIREDRAKE = ("petsc==3.26.1", "pets
                                                           "firedrake==2026.10.0")
 
 
-def python312() -> str:
-    for candidate in (os.environ.get("CASEKIT_FIREDRAKE_PYTHON"), shutil.which("python3.12"),
-                      *sorted(str(p) for p in Path.home().glob(".pyenv/versions/3.12*/bin/python3")),
-                      "/usr/bin/python3.12"):
-        if candidate and Path(candidate).exists():
-            return candidate
-    return "python3.12"
-
-
 class Firedrake(Environment):
     name = "firedrake"
     description = "Firedrake 2026.10 built from PyPI sources on PETSc 3.26.1 against Debian's libraries"
@@ -108,7 +98,8 @@ class Firedrake(Environment):
         apt = "apt-get" if os.geteuid() == 0 else "sudo apt-get"
         return [
             Step("apt", (f"{apt} update -qq", f"{apt} install -y -qq --no-install-recommends " + " ".join(APT))),
-            Step("venv", (f"{python312()} -m venv --clear {self.venv()}", f"{pip} --upgrade pip==25.3")),
+            Step("venv", (f"{find_python('3.12', 'CASEKIT_FIREDRAKE_PYTHON')} -m venv --clear {self.venv()}",
+                          f"{pip} --upgrade pip==25.3")),
             Step("tools", (f"{pip} " + " ".join(f"'{t}'" for t in TOOLS),)),
             Step("petsc", (f"{pip} --no-deps --no-build-isolation '{PETSC}'",)),
             Step("mpi4py", (f"{pip} --no-binary mpi4py --no-build-isolation '{MPI4PY}'",)),
