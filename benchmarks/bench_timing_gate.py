@@ -200,8 +200,10 @@ def main() -> None:
     cache_path = args.build_dir / "slow-settings.json"
     cache = json.loads(cache_path.read_text()) if cache_path.exists() else {}
     print("finding the 4x and 8x refinements (idle machine)", flush=True)
-    slow = {cid: slow_settings(track, rec, cache, args.repeats) for cid, rec in sorted(store.records.items())}
-    cache_path.write_text(json.dumps(cache, indent=2))
+    slow = {}
+    for cid, rec in sorted(store.records.items()):  # the table is saved case by case: a restart resumes
+        slow[cid] = slow_settings(track, rec, cache, args.repeats)
+        cache_path.write_text(json.dumps(cache, indent=2))
     rows: list[dict[str, Any]] = []
     for condition in args.conditions.split(","):
         rows += run_condition(condition, store, track, slow, args.trials,

@@ -47,8 +47,11 @@ class Sampler:
 
         best = 0.0
         for t in self.times:
-            with np.errstate(all="ignore"):
-                v = np.asarray(evaluate(e, self.points, t, self.dim), dtype=float)
+            try:
+                with np.errstate(all="ignore"):
+                    v = np.asarray(evaluate(e, self.points, t, self.dim), dtype=float)
+            except ValueError:  # an expression of more than the coordinates (R(u)): not measurable here
+                return float("inf")
             if v.size == 0 or not np.isfinite(v).all():
                 return float("inf")
             best = max(best, float(np.max(np.abs(v))))

@@ -49,5 +49,5 @@ MATRIX = [
     Row("burgers", "unit_square", 1, (10, 20), 2, {"bc": "mixed"}),
     Row("burgers", "circle", 1, (10, 20), 2),
     Row("wave", "unit_square", 1, (10, 20), 2, {"bc": "mixed"}),
-    Row("wave", "annulus", 1, (10, 20), 2),
+    Row("wave", "annulus", 1, (16, 32), 2),
 ]
