@@ -1,34 +1,48 @@
-"""The ngsolve track (NGSolve 6.2): written by ``casekit track new``; see docs/adding-a-track.md.
+"""The NGSolve track: NGSolve 6.2 (with netgen) from PyPI, in its own environment
+(``casekit env install ngsolve``).
 
-It starts as a working track: a second-order finite-difference solver for the Poisson equation
-with Dirichlet data on the unit square, in casekit's own interpreter (NumPy and SciPy).  Replace
-the solvers with your library's, widen ``families`` and ``domains`` as solvers arrive (the
-coverage test checks them against the solvers), and the environment recipe with your library's.
+Submissions are Python ``solve(case_spec)`` functions run by the same harness as the other
+Python tracks, with the NGSolve environment's interpreter.  Calibration runs casekit's NGSolve
+solvers (``solvers/``): netgen meshes the domain registry's own geometry (lines and circular arcs
+as OCC edges named by their boundary tags, periodic pairs identified) with cells curved onto the
+exact circles, and each kind of weak form of ``casekit.solvers.forms`` has one solver.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
-from casekit.tracks.base import TRACKS, PythonTrack
+from casekit.tracks.base import FAMILY_NAMES, TRACKS, PythonTrack
 from casekit.tracks.ngsolve import environment as _environment  # noqa: F401  (registers it)
 
 
 @dataclass(frozen=True, kw_only=True)
 class NgsolveTrack(PythonTrack):
+    def python(self) -> Path:
+        from casekit.envs import ENVIRONMENTS
+
+        return ENVIRONMENTS.get("ngsolve").python()  # type: ignore[attr-defined, no-any-return]
+
+    def status(self) -> tuple[bool, str]:
+        from casekit.envs import ENVIRONMENTS
+
+        env = ENVIRONMENTS.get("ngsolve").check()
+        return (True, "ok") if env.usable else (False, env.reason)
+
     def version_packages(self) -> tuple[str, ...]:
-        return ("numpy", "scipy")
+        return ("ngsolve", "netgen-mesher", "numpy", "scipy", "sympy")
 
 
 TRACKS.register("ngsolve", NgsolveTrack(
     name="ngsolve",
-    description="NGSolve 6.2",
+    description="NGSolve 6.2.2608 (netgen meshing, UMFPACK) from PyPI",
     title="NGSolve 6.2",
-    families=("poisson",),
-    domains=("unit_square",),
-    packages=(("numpy", "numpy"), ("scipy", "scipy")),
-    preload=("numpy", "scipy.sparse.linalg"),
+    families=FAMILY_NAMES,
+    packages=(("ngsolve", "NGSolve 6.2 (ngsolve)"), ("netgen", "netgen (meshing, OCC geometry)"),
+              ("numpy", "numpy"), ("scipy", "scipy"), ("sympy", "sympy")),
+    unavailable=(("dolfinx", "DOLFINx"), ("petsc4py", "petsc4py"), ("gmsh", "gmsh (use netgen)")),
+    preload=("ngsolve", "netgen.occ", "numpy"),
     solver_module="casekit.tracks.ngsolve.solvers",
     scaffold="scaffold.py.j2",
-    convergence_rows=("poisson-unit_square-dirichlet",),
 ))

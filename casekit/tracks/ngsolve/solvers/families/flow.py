@@ -1,0 +1,49 @@
+"""Stokes and steady Navier-Stokes on Taylor-Hood elements; Newton with continuation in the
+viscosity from max(nu, 1) for Navier-Stokes (as the other tracks); without traction parts the
+pressure's mean is fixed by a Lagrange multiplier."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import ngsolve as ng
+
+from casekit.solvers.forms import Flow, form_of
+from casekit.tracks.ngsolve.solvers import for_forms
+from casekit.tracks.ngsolve.solvers.problem import Problem
+
+
+@for_forms(Flow)
+def flow(p: Problem) -> tuple[Any, dict[str, Any]]:
+    form = form_of(p.spec["pde"]["type"])
+    assert isinstance(form, Flow)
+    deg = p.settings.degree
+    V, Q = p.space(deg, vector=True), ng.H1(p.mesh, order=deg - 1)
+    if p.spec["bc"].get("periodic"):
+        Q = ng.Periodic(Q)
+    pinned = not p.entries("neumann")
+    X = V * Q * ng.NumberSpace(p.mesh) if pinned else V * Q
+    trial, test = X.TnT()
+    (u, pr), (v, q) = trial[:2], test[:2]
+    target = float(p.spec["pde"]["params"][form.viscosity])
+    nu = ng.Parameter(max(target, 1.0) if form.convective else target)
+    residual = (nu * ng.InnerProduct(ng.Grad(u), ng.Grad(v)) - pr * ng.div(v) - q * ng.div(u)
+                - ng.InnerProduct(p.forcing(), v)) * ng.dx
+    if form.convective:
+        residual += ng.InnerProduct(ng.Grad(u) * u, v) * ng.dx
+    if pinned:
+        lam, mu = trial[2], test[2]
+        residual += (pr * mu + q * lam) * ng.dx
+    natural = p.natural(u, v)
+    a = ng.BilinearForm(X)
+    a += residual + natural if natural is not None else residual
+    gfx = ng.GridFunction(X)
+    p.set_dirichlet(gfx.components[0])
+    levels = [target]
+    while form.convective and levels[0] < 1.0:
+        levels.insert(0, min(1.0, levels[0] * 4))
+    iterations = 0
+    for level in levels:
+        nu.Set(level)
+        iterations += p.newton(a, gfx, linear=not form.convective)
+    return gfx.components[0], {"dofs": X.ndof, "newton_iterations": iterations, "continuation_levels": len(levels)}

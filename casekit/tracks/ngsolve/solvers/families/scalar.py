@@ -1,0 +1,112 @@
+"""Scalar second-order families in one weak form (as the other tracks):
+m u_t - div(kappa grad u) + beta . grad u + c u + R(u) [+ u (b . grad u)] = f, with optional SUPG,
+natural Neumann/Robin data, Newton (one step for linear problems) and backward Euler,
+Crank-Nicolson or BDF2 in time."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import ngsolve as ng
+
+from casekit.solvers.forms import Scalar, form_of
+from casekit.tracks.ngsolve.solvers import for_forms
+from casekit.tracks.ngsolve.solvers.problem import Problem
+
+
+def _coefficients(p: Problem) -> dict[str, Any]:
+    form = form_of(p.spec["pde"]["type"])
+    assert isinstance(form, Scalar)
+    params = p.spec["pde"].get("params", {})
+    co: dict[str, Any] = {"kappa": p.param(form.diffusion) if form.diffusion and form.diffusion in params
+                          else ng.CF(1.0)}
+    if form.wavenumber:
+        co["c"] = -p.param(form.wavenumber) ** 2
+    if form.convection:
+        co["beta"] = p.param(form.convection)
+    if form.reaction:
+        co["reaction"] = form.reaction
+    if form.burgers:
+        co["burgers"] = p.param(form.burgers)
+    return co
+
+
+def _laplacian(u: Any, order: int) -> Any:
+    return ng.Trace(u.Operator("hesse")) if order >= 2 else ng.CF(0.0)
+
+
+@for_forms(Scalar)
+def scalar(p: Problem) -> tuple[Any, dict[str, Any]]:
+    co = _coefficients(p)
+    order = p.settings.degree
+    fes = p.space(order)
+    u, v = fes.TnT()
+    supg = p.settings.stabilization == "supg" and "beta" in co
+
+    def S(w: Any, t: Any) -> Any:
+        kappa = co["kappa"] if t is p.t else _at(p, co["kappa"], t)
+        form = (kappa * ng.grad(w) * ng.grad(v) - p.forcing(t) * v) * ng.dx
+        if "c" in co:
+            form += co["c"] * w * v * ng.dx
+        if "beta" in co:
+            form += ng.InnerProduct(co["beta"], ng.grad(w)) * v * ng.dx
+        if "reaction" in co:
+            form += p.param(co["reaction"], {"u": w}, t) * v * ng.dx
+        if "burgers" in co:
+            form += w * ng.InnerProduct(co["burgers"], ng.grad(w)) * v * ng.dx
+        if supg:
+            b = co["beta"]
+            bn = ng.sqrt(ng.InnerProduct(b, b)) + 1e-14
+            pe = bn * p.h / (2 * kappa)
+            coth = (ng.exp(2 * pe) + 1) / (ng.exp(2 * pe) - 1)
+            xi = ng.IfPos(pe - 20, 1 - 1 / pe, coth - 1 / pe)
+            tau = p.h / (2 * bn) * xi
+            strong = -kappa * _laplacian(w, order) + ng.InnerProduct(b, ng.grad(w)) - p.forcing(t)
+            form += tau * ng.InnerProduct(b, ng.grad(v)) * strong * ng.dx
+        natural = p.natural(w, v, t)
+        return form + natural if natural is not None else form
+
+    gfu = ng.GridFunction(fes)
+    linear = "reaction" not in co and "burgers" not in co
+    info: dict[str, Any] = {"dofs": fes.ndof, "newton_iterations": 0}
+    if not p.transient:
+        p.set_dirichlet(gfu)
+        a = ng.BilinearForm(fes)
+        a += S(u, p.t)
+        info["newton_iterations"] = p.newton(a, gfu, linear)
+        return gfu, info
+    n, dt = p.time_steps()
+    t_old = ng.Parameter(p.t0)
+    gfu.Set(p.cf(p.spec["ic"]["u"], t=t_old))
+    u_n, u_nm1 = ng.GridFunction(fes), ng.GridFunction(fes)
+    u_n.vec.data = gfu.vec
+    u_nm1.vec.data = gfu.vec
+    schemes = {
+        "backward_euler": (u - u_n) / dt * v * ng.dx + S(u, p.t),
+        "crank_nicolson": (u - u_n) / dt * v * ng.dx + 0.5 * S(u, p.t) + 0.5 * S(u_n, t_old),
+        "bdf2": (1.5 * u - 2.0 * u_n + 0.5 * u_nm1) / dt * v * ng.dx + S(u, p.t),
+    }
+    forms: dict[str, Any] = {}
+    for step in range(1, n + 1):
+        t_old.Set(p.t0 + (step - 1) * dt)
+        p.t.Set(p.t0 + step * dt)
+        kind = "crank_nicolson" if p.settings.scheme == "bdf2" and step == 1 else p.settings.scheme
+        if kind not in forms:
+            forms[kind] = ng.BilinearForm(fes)
+            forms[kind] += schemes[kind]
+        gfu.vec.data = u_n.vec
+        p.set_dirichlet(gfu)
+        info["newton_iterations"] += p.newton(forms[kind], gfu, linear)
+        u_nm1.vec.data = u_n.vec
+        u_n.vec.data = gfu.vec
+    info["time_steps"] = n
+    return gfu, info
+
+
+def _at(p: Problem, cf: Any, t: Any) -> Any:
+    """A time-dependent coefficient is re-made at another time parameter."""
+    form = form_of(p.spec["pde"]["type"])
+    assert isinstance(form, Scalar)
+    if form.diffusion and form.diffusion in p.spec["pde"].get("params", {}):
+        return p.param(form.diffusion, t=t)
+    return cf

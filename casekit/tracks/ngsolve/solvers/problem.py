@@ -1,0 +1,165 @@
+"""What every NGSolve calibration solver needs from a case_spec: mesh, coefficients, boundary
+conditions by name, time, and sampling on the evaluation grid."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import ngsolve as ng
+import numpy as np
+import sympy as sp
+
+from casekit.expr import T, X, Y, Z, as_expr, exact
+from casekit.solvers.settings import SolveSettings
+from casekit.tracks.ngsolve.solvers.geometry import mesh as make_mesh
+
+#: sympy -> NGSolve coefficient functions (min/max/abs/sign through IfPos)
+_FUNCTIONS: dict[str, Any] = {
+    "sin": ng.sin, "cos": ng.cos, "tan": ng.tan, "asin": ng.asin, "acos": ng.acos, "atan": ng.atan,
+    "atan2": ng.atan2, "exp": ng.exp, "log": ng.log, "sqrt": ng.sqrt,
+    "sinh": lambda a: (ng.exp(a) - ng.exp(-a)) / 2, "cosh": lambda a: (ng.exp(a) + ng.exp(-a)) / 2,
+    "tanh": lambda a: 1 - 2 / (ng.exp(2 * a) + 1),
+    "Abs": lambda a: ng.IfPos(a, a, -a), "sign": lambda a: ng.IfPos(a, 1, ng.IfPos(-a, -1, 0)),
+    "Min": lambda *a: _fold(a, lambda p, q: ng.IfPos(p - q, q, p)),
+    "Max": lambda *a: _fold(a, lambda p, q: ng.IfPos(p - q, p, q)),
+    "pi": math.pi, "E": math.e,
+}
+
+
+def _fold(args: tuple[Any, ...], op: Any) -> Any:
+    out = args[0]
+    for a in args[1:]:
+        out = op(out, a)
+    return out
+
+
+def to_cf(expr: sp.Expr, t: Any, symbols: dict[str, Any] | None = None) -> Any:
+    """A sympy expression of x, y, z, t (and named symbols) as an NGSolve CoefficientFunction."""
+    names = list(symbols or {})
+    args = (X, Y, Z, T, *(sp.Symbol(n, real=True) for n in names))
+    fn = sp.lambdify(args, sp.sympify(expr), modules=[_FUNCTIONS, "math"])
+    out = fn(ng.x, ng.y, ng.z, t, *(symbols or {}).values())
+    return out if isinstance(out, ng.CoefficientFunction) else ng.CoefficientFunction(float(out))
+
+
+class Problem:
+    def __init__(self, case_spec: dict[str, Any], settings: dict[str, Any]) -> None:
+        self.spec = case_spec
+        self.settings = SolveSettings.from_dict(settings)
+        self.dim = int(case_spec["domain"]["dim"])
+        self.mesh = make_mesh(case_spec, self.settings.cells_across, self.settings.geometry)
+        time = case_spec["pde"].get("time")
+        self.transient = time is not None
+        self.t0 = float(time["t0"]) if time else 0.0
+        self.t_end = float(time["t_end"]) if time else 0.0
+        self.t = ng.Parameter(self.t0)
+        self.n = ng.specialcf.normal(self.dim)
+        self.h = ng.specialcf.mesh_size
+        self.variables = ("x", "y", "z")[: self.dim] + (("t",) if self.transient else ())
+
+    # -- coefficients ------------------------------------------------------------------------
+    def cf(self, value: Any, symbols: dict[str, Any] | None = None, t: Any = None) -> Any:
+        """A case_spec value (number, expression, or component list) as a CoefficientFunction."""
+        params = tuple(symbols or ())
+        parts = value if isinstance(value, list) else [value]
+        cfs = [to_cf(exact(as_expr(v, variables=self.variables, params=params)), self.t if t is None else t, symbols)
+               for v in parts]
+        return ng.CoefficientFunction(tuple(cfs)) if isinstance(value, list) else cfs[0]
+
+    def param(self, name: str, symbols: dict[str, Any] | None = None, t: Any = None) -> Any:
+        return self.cf(self.spec["pde"]["params"][name], symbols, t)
+
+    def forcing(self, t: Any = None) -> Any:
+        return self.cf(self.spec["pde"]["forcing"]["f"], t=t)
+
+    # -- boundary ----------------------------------------------------------------------------
+    def entries(self, kind: str) -> list[dict[str, Any]]:
+        return list(self.spec["bc"].get(kind, []))
+
+    def dirichlet_names(self) -> str:
+        return "|".join(e["tag"] for e in self.entries("dirichlet"))
+
+    def ds(self, tag: str) -> Any:
+        return ng.ds(definedon=self.mesh.Boundaries(tag))
+
+    def natural(self, u: Any, v: Any, t: Any = None) -> Any:
+        """Robin alpha u v minus Neumann/Robin data g v on their parts (None when there are none)."""
+        form = None
+        for e in self.entries("neumann"):
+            term = -ng.InnerProduct(self.cf(e["value"], t=t), v) * self.ds(e["tag"])
+            form = term if form is None else form + term
+        for e in self.entries("robin"):
+            term = (float(e["alpha"]) * u - self.cf(e["value"], t=t)) * v * self.ds(e["tag"])
+            form = term if form is None else form + term
+        return form
+
+    def set_dirichlet(self, gfu: Any, key: str = "value", t: Any = None, values: dict[str, Any] | None = None) -> None:
+        """Dirichlet data of every part (``values``: tag -> value, default the entries' ``key``)
+        into the Dirichlet dofs of ``gfu``; its other dofs are kept (``Set`` alone would zero them)."""
+        entries = self.entries("dirichlet")
+        if not entries:
+            return
+        data = values or {e["tag"]: e[key] for e in entries}
+        width = int(gfu.dim)
+        zero = ng.CF(tuple([0.0] * width)) if width > 1 else ng.CF(0.0)
+        piecewise = self.mesh.BoundaryCF({tag: self.cf(v, t=t) for tag, v in data.items()}, default=zero)
+        tmp = ng.GridFunction(gfu.space)
+        tmp.Set(piecewise, ng.BND, definedon=self.mesh.Boundaries("|".join(data)))
+        fixed = ~np.array(list(gfu.space.FreeDofs()), dtype=bool)
+        target = gfu.vec.FV().NumPy()
+        target[fixed] = tmp.vec.FV().NumPy()[fixed]
+
+    def space(self, order: int, vector: bool = False) -> Any:
+        fes = (ng.VectorH1 if vector else ng.H1)(self.mesh, order=order, dirichlet=self.dirichlet_names())
+        return ng.Periodic(fes) if self.spec["bc"].get("periodic") else fes
+
+    def newton(self, a: Any, gfu: Any, linear: bool = False) -> int:
+        """Newton on the residual form ``a`` from ``gfu`` (its Dirichlet values set), a direct
+        solve (UMFPACK) per step; a linear problem takes exactly one step."""
+        fes = gfu.space
+        r, w = gfu.vec.CreateVector(), gfu.vec.CreateVector()
+        for it in range(1, self.settings.max_newton_iterations + 1):
+            a.AssembleLinearization(gfu.vec)
+            a.Apply(gfu.vec, r)
+            w.data = a.mat.Inverse(fes.FreeDofs(), inverse="umfpack") * r
+            gfu.vec.data -= w
+            if linear or ng.Norm(w) <= self.settings.newton_rtol * max(ng.Norm(gfu.vec), 1e-300):
+                return it
+        raise RuntimeError(f"Newton did not converge in {self.settings.max_newton_iterations} iterations")
+
+    def time_steps(self) -> tuple[int, float]:
+        return self.settings.steps(self.t0, self.t_end)
+
+    # -- output ------------------------------------------------------------------------------
+    def sample(self, u: Any, pts: np.ndarray) -> np.ndarray:
+        """u at the grid points; a point just outside the (curved) mesh takes the value at the
+        nearest point inside towards its nearest mesh vertex, extrapolated with the gradient
+        there (second order, as evaluating in the nearest cell)."""
+        coords = [pts[:, i] for i in range(self.dim)]
+        mips = self.mesh(*coords)
+        found = mips["nr"] >= 0
+        width = u.dim if hasattr(u, "dim") else 1
+        out = np.full((len(pts), width), np.nan)
+        if found.any():
+            out[found] = np.asarray(u(mips[found])).reshape(int(found.sum()), width)
+        missing = np.flatnonzero(~found)
+        if len(missing):
+            from scipy.spatial import cKDTree
+
+            verts = np.array([v.point for v in self.mesh.vertices])[:, : self.dim]
+            _, nearest = cKDTree(verts).query(pts[missing, : self.dim])
+            for fraction in (1e-6, 1e-4, 1e-2, 1e-1, 1.0):
+                if not len(missing):
+                    break
+                shift = fraction * (verts[nearest] - pts[missing, : self.dim])
+                moved = pts[missing, : self.dim] + shift
+                m = self.mesh(*[moved[:, i] for i in range(self.dim)])
+                ok = m["nr"] >= 0
+                if ok.any():
+                    k = int(ok.sum())
+                    value = np.asarray(u(m[ok])).reshape(k, width)
+                    jac = np.asarray(ng.Grad(u)(m[ok])).reshape(k, width, self.dim)
+                    out[missing[ok]] = value - np.einsum("kwd,kd->kw", jac, shift[ok])
+                missing, nearest = missing[~ok], nearest[~ok]
+        return out[:, 0] if width == 1 else out
