@@ -54,6 +54,9 @@ class Problem:
         self.x = ufl.SpatialCoordinate(self.mesh)
         self.t = fem.Constant(self.mesh, 0.0)
         self.ds = ufl.Measure("ds", domain=self.mesh, subdomain_data=self.facet_tags)
+        # bound to the mesh: a term whose data vanish (a zero forcing) folds to zero, and an
+        # integral of zero over an unbound measure has no domain
+        self.dx = ufl.Measure("dx", domain=self.mesh)
         self.h = ufl.CellDiameter(self.mesh)
         self.n = ufl.FacetNormal(self.mesh)
         time = case_spec["pde"].get("time")
@@ -76,9 +79,13 @@ class Problem:
         params = tuple(symbols or ())
         s = self.sym(value, params)
         t = self.t if t is None else t
-        if isinstance(s, tuple):
-            return ufl.as_vector([to_ufl(c, self.x, t, symbols) for c in s])
-        return ufl.as_ufl(to_ufl(s, self.x, t, symbols))
+        out = (ufl.as_vector([to_ufl(c, self.x, t, symbols) for c in s]) if isinstance(s, tuple)
+               else ufl.as_ufl(to_ufl(s, self.x, t, symbols)))
+        if isinstance(out, ufl.constantvalue.Zero):
+            # a vanishing datum (a linear solution's forcing) as a constant on this mesh: UFL would
+            # fold every term it multiplies away, leaving a form without arguments
+            return fem.Constant(self.mesh, np.zeros(out.ufl_shape))
+        return out
 
     def param(self, name: str, symbols: dict[str, Any] | None = None, t: Any = None) -> Any:
         return self.ufl(self.spec["pde"]["params"][name], symbols, t)

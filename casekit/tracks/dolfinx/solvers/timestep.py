@@ -43,11 +43,11 @@ def integrate(p: Problem, space: Any, residual: Residual, stats: Stats, *, linea
 
     def form(kind: str, w: Any) -> Any:
         if kind == "backward_euler":
-            return (w - u_n) / k * v * ufl.dx + residual(w, v, p.t)
+            return (w - u_n) / k * v * p.dx + residual(w, v, p.t)
         if kind == "crank_nicolson":
-            return (w - u_n) / k * v * ufl.dx + 0.5 * residual(w, v, p.t) + 0.5 * residual(u_n, v, t_old)
+            return (w - u_n) / k * v * p.dx + 0.5 * residual(w, v, p.t) + 0.5 * residual(u_n, v, t_old)
         if kind == "bdf2":
-            return (1.5 * w - 2.0 * u_n + 0.5 * u_nm1) / k * v * ufl.dx + residual(w, v, p.t)
+            return (1.5 * w - 2.0 * u_n + 0.5 * u_nm1) / k * v * p.dx + residual(w, v, p.t)
         raise ValueError(f"unknown time scheme {kind!r}")
 
     solvers: dict[str, Any] = {}

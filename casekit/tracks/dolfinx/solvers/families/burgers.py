@@ -19,7 +19,7 @@ def burgers(p: Problem) -> Result:
     def residual(u, v, t):  # type: ignore[no-untyped-def]
         ra, rL = p.boundary_load(u, v, t)
         form = (u * ufl.inner(ufl.grad(u), b) * v + nu * ufl.inner(ufl.grad(u), ufl.grad(v))
-                - p.forcing(t=t) * v) * ufl.dx
+                - p.forcing(t=t) * v) * p.dx
         return add(form, ra, -rL if rL is not None else None)
 
     stats = Stats()

@@ -31,9 +31,9 @@ def convection_diffusion(p: Problem) -> Result:
     def residual(u, v, t):  # type: ignore[no-untyped-def]
         ra, rL = p.boundary_load(u, v, t)
         form = (eps * ufl.inner(ufl.grad(u), ufl.grad(v)) + ufl.inner(beta, ufl.grad(u)) * v
-                - p.forcing(t=t) * v) * ufl.dx
+                - p.forcing(t=t) * v) * p.dx
         if supg:
-            form += tau * ufl.inner(beta, ufl.grad(v)) * strong(u, t) * ufl.dx
+            form += tau * ufl.inner(beta, ufl.grad(v)) * strong(u, t) * p.dx
         return add(form, ra, -rL if rL is not None else None)
 
     stats = Stats()

@@ -17,7 +17,7 @@ def heat(p: Problem) -> Result:
 
     def residual(u, v, t):  # type: ignore[no-untyped-def]
         ra, rL = p.boundary_load(u, v, t)
-        form = p.param("kappa", t=t) * ufl.inner(ufl.grad(u), ufl.grad(v)) * ufl.dx - p.forcing(t=t) * v * ufl.dx
+        form = p.param("kappa", t=t) * ufl.inner(ufl.grad(u), ufl.grad(v)) * p.dx - p.forcing(t=t) * v * p.dx
         return add(form, ra, -rL if rL is not None else None)
 
     stats = Stats()

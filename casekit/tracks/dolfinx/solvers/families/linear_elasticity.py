@@ -21,7 +21,7 @@ def linear_elasticity(p: Problem) -> Result:
         eps = ufl.sym(ufl.grad(w))
         return lam * ufl.tr(eps) * ufl.Identity(p.dim) + 2 * mu * eps
 
-    a = ufl.inner(sigma(u), ufl.grad(v)) * ufl.dx
-    L = add(ufl.inner(p.forcing(), v) * ufl.dx, p.neumann_terms(v))
+    a = ufl.inner(sigma(u), ufl.grad(v)) * p.dx
+    L = add(ufl.inner(p.forcing(), v) * p.dx, p.neumann_terms(v))
     stats = Stats()
     return Result(solve_linear(p, a, L, V, p.dirichlets(V), stats), stats.info())

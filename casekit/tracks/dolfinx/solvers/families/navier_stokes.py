@@ -20,13 +20,13 @@ def navier_stokes(p: Problem) -> Result:
     stats = Stats()
     (u_, p_), (v_, q_) = ufl.TrialFunctions(W), ufl.TestFunctions(W)
     nu = fem.Constant(p.mesh, max(nu_target, 1.0))
-    f_v = add(ufl.inner(p.forcing(), v_) * ufl.dx, p.neumann_terms(v_))
-    a = (nu * ufl.inner(ufl.grad(u_), ufl.grad(v_)) - p_ * ufl.div(v_) - q_ * ufl.div(u_)) * ufl.dx
+    f_v = add(ufl.inner(p.forcing(), v_) * p.dx, p.neumann_terms(v_))
+    a = (nu * ufl.inner(ufl.grad(u_), ufl.grad(v_)) - p_ * ufl.div(v_) - q_ * ufl.div(u_)) * p.dx
     w = solve_linear(p, a, f_v, W, bcs, stats, pin=pin)
     u, pr = ufl.split(w)
     v, q = ufl.TestFunctions(W)
     F = (nu * ufl.inner(ufl.grad(u), ufl.grad(v)) + ufl.inner(ufl.grad(u) * u, v) - pr * ufl.div(v)
-         - q * ufl.div(u)) * ufl.dx - add(ufl.inner(p.forcing(), v) * ufl.dx, p.neumann_terms(v))
+         - q * ufl.div(u)) * p.dx - add(ufl.inner(p.forcing(), v) * p.dx, p.neumann_terms(v))
     solver = Newton(p, F, w, bcs, stats, pin=pin)
     levels = [nu_target]
     while levels[0] < 1.0:

@@ -15,12 +15,12 @@ def scalar_elliptic(p: Problem, diffusion: object, reaction: object = None, *,
     """-div(diffusion grad u) + convection . grad u + reaction u = f with the case's BCs."""
     V = fem.functionspace(p.mesh, ("Lagrange", p.settings.degree))
     u, v = ufl.TrialFunction(V), ufl.TestFunction(V)
-    a = diffusion * ufl.inner(ufl.grad(u), ufl.grad(v)) * ufl.dx
+    a = diffusion * ufl.inner(ufl.grad(u), ufl.grad(v)) * p.dx
     if convection is not None:
-        a += ufl.inner(convection, ufl.grad(u)) * v * ufl.dx
+        a += ufl.inner(convection, ufl.grad(u)) * v * p.dx
     if reaction is not None:
-        a += reaction * u * v * ufl.dx
-    L = p.forcing() * v * ufl.dx
+        a += reaction * u * v * p.dx
+    L = p.forcing() * v * p.dx
     ra, rL = p.robin_terms(u, v)
     stats = Stats()
     uh = solve_linear(p, add(a, ra), add(L, p.neumann_terms(v), rL), V, p.dirichlets(V), stats)

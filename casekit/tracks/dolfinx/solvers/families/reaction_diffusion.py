@@ -19,7 +19,7 @@ def reaction_diffusion(p: Problem) -> Result:
     def residual(u, v, t):  # type: ignore[no-untyped-def]
         ra, rL = p.boundary_load(u, v, t)
         form = (eps * ufl.inner(ufl.grad(u), ufl.grad(v)) + p.param("reaction", {"u": u}, t=t) * v
-                - p.forcing(t=t) * v) * ufl.dx
+                - p.forcing(t=t) * v) * p.dx
         return add(form, ra, -rL if rL is not None else None)
 
     stats = Stats()

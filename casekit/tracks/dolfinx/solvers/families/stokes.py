@@ -34,8 +34,8 @@ def stokes(p: Problem) -> Result:
     nu = p.number("nu")
     W, pin = taylor_hood(p)
     (u, q_p), (v, q) = ufl.TrialFunctions(W), ufl.TestFunctions(W)
-    a = (nu * ufl.inner(ufl.grad(u), ufl.grad(v)) - q_p * ufl.div(v) - q * ufl.div(u)) * ufl.dx
-    L = add(ufl.inner(p.forcing(), v) * ufl.dx, p.neumann_terms(v))
+    a = (nu * ufl.inner(ufl.grad(u), ufl.grad(v)) - q_p * ufl.div(v) - q * ufl.div(u)) * p.dx
+    L = add(ufl.inner(p.forcing(), v) * p.dx, p.neumann_terms(v))
     stats = Stats()
     w = solve_linear(p, a, L, W, p.dirichlets(W.sub(0)), stats, pin=pin)
     return Result(w.sub(0).collapse(), stats.info())

@@ -29,14 +29,14 @@ def wave(p: Problem) -> Result:
 
     def stiffness(w):  # type: ignore[no-untyped-def]
         ra, _ = p.robin_terms(w, v)
-        return add(c2 * ufl.inner(ufl.grad(w), ufl.grad(v)) * ufl.dx, ra)
+        return add(c2 * ufl.inner(ufl.grad(w), ufl.grad(v)) * p.dx, ra)
 
     def load(t):  # type: ignore[no-untyped-def]
         _, data = p.boundary_load(u, v, t)
-        return add(p.forcing(t=t) * v * ufl.dx, data)
+        return add(p.forcing(t=t) * v * p.dx, data)
 
-    a = u * v * ufl.dx + k2 * stiffness(u)
-    L = fem.form(u0 * v * ufl.dx + dt * v0 * v * ufl.dx - k2 * stiffness(u0) + k2 * (load(p.t) + load(t_old)))
+    a = u * v * p.dx + k2 * stiffness(u)
+    L = fem.form(u0 * v * p.dx + dt * v0 * v * p.dx - k2 * stiffness(u0) + k2 * (load(p.t) + load(t_old)))
     bcs = p.dirichlets(V)
     stats = Stats()
     system = LinearSystem(p, a, V, bcs, stats)
