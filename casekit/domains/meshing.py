@@ -1,7 +1,7 @@
-"""Meshing a domain with gmsh (through pygmsh): one model for every track.
+"""Meshing a domain with gmsh: one model for every track.
 
-:func:`gmsh_model` builds and meshes the gmsh model of a :class:`~casekit.domains.template.Domain`
-and yields it while gmsh is live (the DOLFINx track hands it to ``dolfinx.io.gmsh``, the deal.II
+:func:`gmsh_model` runs the domain's gmsh script (``casekit.domains.model``, the same one prompts
+print) and meshes it, and yields it while gmsh is live (the DOLFINx track hands it to ``dolfinx.io.gmsh``, the deal.II
 track writes it to a ``.msh`` file); :func:`generate` returns plain arrays (:class:`MeshData`)
 for quality checks, pictures and meshio output.  Boundary tags become named physical groups;
 periodic pairs become gmsh periodicity constraints, so paired sides match node for node.
@@ -9,7 +9,6 @@ periodic pairs become gmsh periodicity constraints, so paired sides match node f
 
 from __future__ import annotations
 
-import math
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,9 +17,9 @@ from typing import Any
 
 import gmsh
 import numpy as np
-import pygmsh
 
-from casekit.domains.geometry import Arc, Box, Line, Region
+from casekit.domains import model
+from casekit.domains.model import DOMAIN_GROUP
 from casekit.domains.template import Domain
 from casekit.errors import CasekitError
 
@@ -30,7 +29,6 @@ GMSH_TYPES = {
     2: ("triangle", 2), 9: ("triangle6", 2), 3: ("quad", 2), 10: ("quad9", 2), 16: ("quad8", 2),
     4: ("tetra", 3), 11: ("tetra10", 3), 5: ("hexahedron", 3), 12: ("hexahedron27", 3),
 }
-DOMAIN_GROUP = "domain"
 
 
 @dataclass(frozen=True)
@@ -161,24 +159,11 @@ _GMSH_LOCK = threading.RLock()
 
 
 def _build_and_mesh(domain: Domain, options: MeshOptions) -> None:
-    geom = pygmsh.geo.Geometry()
     _fixed_options()
-    h = options.h(domain)
-    gmsh.option.setNumber("Mesh.MeshSizeMax", h)
-    gmsh.option.setNumber("Mesh.MeshSizeMin", 0.0)
-    if isinstance(domain.geometry, Region):
-        built = _build_region(geom, domain.geometry, h, options)
-    else:
-        built = _build_box(geom, domain.geometry, h, options)
-    # one synchronisation only: a second one drops mesh constraints set on the model
-    geom.synchronize()
-    _apply_queues(geom)
-    _periodic(domain, built)
-    if options.refine and built["refine_ids"]:
-        _refine_field(built["refine_ids"], h)
+    model.script(domain.geometry, cell=options.cell, refine=options.refine).run(gmsh, options.h(domain))
     try:
         gmsh.model.mesh.generate(domain.dim)
-        if options.cell == "quad" and domain.dim == 2 and not built.get("structured"):
+        if options.cell == "quad" and domain.dim == 2 and not model.structured(domain.geometry, options.cell):
             gmsh.model.mesh.recombine()
             # recombination near small holes can fold a few quads (multi_hole at some sizes):
             # untangle only then (it is slow, and valid meshes stay as they are)
@@ -202,176 +187,11 @@ def _fixed_options() -> None:
         gmsh.option.setNumber(name, value)
 
 
-def _build_region(geom: pygmsh.geo.Geometry, region: Region, h: float,
-                  options: MeshOptions) -> dict[str, Any]:
-    points: dict[tuple[float, float], Any] = {}
-
-    def pt(p: tuple[float, float]) -> Any:
-        key = (round(p[0], 12), round(p[1], 12))
-        if key not in points:
-            points[key] = geom.add_point([p[0], p[1], 0.0], mesh_size=h)
-        return points[key]
-
-    curves_by_tag: dict[str, list[Any]] = {}
-    loops = []
-    curve_of_piece: dict[int, list[Any]] = {}
-    for loop in region.loops:
-        curves = []
-        for piece in loop.pieces:
-            seg = piece.segment
-            if isinstance(seg, Line):
-                parts = [geom.add_line(pt(seg.a), pt(seg.b))]
-            else:
-                parts = _arc_curves(geom, seg, pt, h, options)
-            curves.extend(parts)
-            curves_by_tag.setdefault(piece.tag, []).extend(parts)
-            curve_of_piece[id(piece)] = parts
-        loops.append(geom.add_curve_loop(curves))
-    surface = geom.add_plane_surface(loops[0], holes=loops[1:])
-    structured = False
-    if options.cell == "quad" and len(region.outer.pieces) == 4 and not region.holes and all(
-        isinstance(p.segment, Line) for p in region.outer.pieces
-    ):
-        # a quadrilateral outline: a structured grid of quads
-        n = max(1, round(max(p.segment.length() for p in region.outer.pieces) / h))
-        for p in region.outer.pieces:
-            for c in curve_of_piece[id(p)]:
-                geom.set_transfinite_curve(c, n + 1, "Progression", 1.0)
-        geom.set_transfinite_surface(surface, "Left", [])
-        structured = True
-    if options.cell == "quad":
-        geom.set_recombined_surfaces([surface])
-        gmsh.option.setNumber("Mesh.RecombinationAlgorithm", 1)
-        if not structured:
-            gmsh.option.setNumber("Mesh.RecombineAll", 1)
-            gmsh.option.setNumber("Mesh.Algorithm", 8)
-            gmsh.option.setNumber("Mesh.SubdivisionAlgorithm", 1)
-    geom.add_physical(surface, DOMAIN_GROUP)
-    for tag in region.tags():
-        geom.add_physical(curves_by_tag[tag], tag)
-    refine_ids = [pt(p)._id for p in region.refine_points]
-    return {"curves_by_tag": curves_by_tag, "structured": structured, "refine_ids": refine_ids}
-
-
-def _arc_curves(geom: pygmsh.geo.Geometry, arc: Arc, pt: Any, h: float,
-                options: MeshOptions) -> list[Any]:
-    """An arc as gmsh circle arcs of at most 90 degrees each (gmsh needs < 180)."""
-    n = max(1, math.ceil(abs(arc.sweep) / (math.pi / 2) - 1e-9))
-    center = pt(arc.center)
-    out = []
-    for i in range(n):
-        t0 = arc.start_angle + arc.sweep * i / n
-        t1 = arc.start_angle + arc.sweep * (i + 1) / n
-        a = (arc.center[0] + arc.radius * math.cos(t0), arc.center[1] + arc.radius * math.sin(t0))
-        b = (arc.center[0] + arc.radius * math.cos(t1), arc.center[1] + arc.radius * math.sin(t1))
-        if i == 0:
-            a = arc.start
-        if i == n - 1:
-            b = arc.end
-        c = geom.add_circle_arc(pt(a), center, pt(b))
-        if options.refine:
-            # small circles get at least 16 cells around
-            nodes = max(2, math.ceil(16 * abs(arc.sweep) / (2 * math.pi) / n) + 1)
-            if arc.radius * abs(arc.sweep) / n / (nodes - 1) < h:
-                geom.set_transfinite_curve(c, nodes, "Progression", 1.0)
-        out.append(c)
-    return out
-
-
-def _build_box(geom: pygmsh.geo.Geometry, box: Box, h: float, options: MeshOptions) -> dict[str, Any]:
-    (x0, y0, z0), (x1, y1, z1) = box.lo, box.hi
-    p = {}
-    for i, x in enumerate((x0, x1)):
-        for j, y in enumerate((y0, y1)):
-            for k, z in enumerate((z0, z1)):
-                p[i, j, k] = geom.add_point([x, y, z], mesh_size=h)
-    lines: dict[tuple, Any] = {}
-
-    def line(a: tuple, b: tuple) -> Any:
-        if (a, b) in lines:
-            return lines[a, b]
-        if (b, a) in lines:
-            return -lines[b, a]
-        lines[a, b] = geom.add_line(p[a], p[b])
-        return lines[a, b]
-
-    def face(corners: list[tuple]) -> Any:
-        curves = [line(corners[i], corners[(i + 1) % 4]) for i in range(4)]
-        return geom.add_plane_surface(geom.add_curve_loop(curves))
-
-    faces = {
-        "left": face([(0, 0, 0), (0, 0, 1), (0, 1, 1), (0, 1, 0)]),
-        "right": face([(1, 0, 0), (1, 1, 0), (1, 1, 1), (1, 0, 1)]),
-        "front": face([(0, 0, 0), (1, 0, 0), (1, 0, 1), (0, 0, 1)]),
-        "back": face([(0, 1, 0), (0, 1, 1), (1, 1, 1), (1, 1, 0)]),
-        "bottom": face([(0, 0, 0), (0, 1, 0), (1, 1, 0), (1, 0, 0)]),
-        "top": face([(0, 0, 1), (1, 0, 1), (1, 1, 1), (0, 1, 1)]),
-    }
-    volume = geom.add_volume(geom.add_surface_loop([faces[t] for t in box.tags()]))
-    if options.cell == "quad":
-        for (a, b), c in lines.items():
-            n = max(1, round(abs(np.subtract(box.hi, box.lo)[next(i for i in range(3) if a[i] != b[i])]) / h))
-            geom.set_transfinite_curve(c, n + 1, "Progression", 1.0)
-        for f in faces.values():
-            geom.set_transfinite_surface(f, "Left", [])
-        geom.set_recombined_surfaces(list(faces.values()))
-        geom.set_transfinite_volume(volume, [])
-        gmsh.option.setNumber("Mesh.RecombineAll", 1)
-    geom.add_physical(volume, DOMAIN_GROUP)
-    for tag in box.tags():
-        geom.add_physical(faces[tag], tag)
-    refine_ids = [geom.add_point(list(q), mesh_size=h)._id for q in box.refine_points]
-    return {"faces": faces, "structured": options.cell == "quad", "refine_ids": refine_ids}
-
-
-def _apply_queues(geom: pygmsh.geo.Geometry) -> None:
-    """Create the physical groups and mesh constraints pygmsh queued (after synchronising;
-    pygmsh would do this inside its own ``generate_mesh``, which casekit does not use)."""
-    for entities, label in geom._PHYSICAL_QUEUE:
-        d = entities[0].dim
-        tag = gmsh.model.addPhysicalGroup(d, [e._id for e in entities])
-        gmsh.model.setPhysicalName(d, tag, label)
-    geom._PHYSICAL_QUEUE.clear()
-    for queue in ("_RECOMBINE_ENTITIES", "_TRANSFINITE_CURVE_QUEUE", "_TRANSFINITE_SURFACE_QUEUE",
-                  "_TRANSFINITE_VOLUME_QUEUE"):
-        items = getattr(geom, queue)
-        for item in items:
-            {
-                "_RECOMBINE_ENTITIES": gmsh.model.mesh.setRecombine,
-                "_TRANSFINITE_CURVE_QUEUE": gmsh.model.mesh.setTransfiniteCurve,
-                "_TRANSFINITE_SURFACE_QUEUE": gmsh.model.mesh.setTransfiniteSurface,
-                "_TRANSFINITE_VOLUME_QUEUE": gmsh.model.mesh.setTransfiniteVolume,
-            }[queue](*item)
-        items.clear()
-
-
 def _group_entities(dim: int, name: str) -> list[int]:
     for d, tag in gmsh.model.getPhysicalGroups(dim):
         if gmsh.model.getPhysicalName(d, tag) == name:
             return [int(e) for e in gmsh.model.getEntitiesForPhysicalGroup(d, tag)]
     raise KeyError(name)
-
-
-def _periodic(domain: Domain, built: dict[str, Any]) -> None:
-    bdim = domain.dim - 1
-    for pair in domain.geometry.periodic:
-        t = list(pair.translation) + [0.0] * (3 - len(pair.translation))
-        affine = [1, 0, 0, t[0], 0, 1, 0, t[1], 0, 0, 1, t[2], 0, 0, 0, 1]
-        source = _group_entities(bdim, pair.source)
-        target = _group_entities(bdim, pair.target)
-        gmsh.model.mesh.setPeriodic(bdim, target, source, affine)
-
-
-def _refine_field(ids: list[int], h: float) -> None:
-    dist = gmsh.model.mesh.field.add("Distance")
-    gmsh.model.mesh.field.setNumbers(dist, "PointsList", ids)
-    thr = gmsh.model.mesh.field.add("Threshold")
-    gmsh.model.mesh.field.setNumber(thr, "InField", dist)
-    gmsh.model.mesh.field.setNumber(thr, "SizeMin", h / 4)
-    gmsh.model.mesh.field.setNumber(thr, "SizeMax", h)
-    gmsh.model.mesh.field.setNumber(thr, "DistMin", h / 2)
-    gmsh.model.mesh.field.setNumber(thr, "DistMax", 6 * h)
-    gmsh.model.mesh.field.setAsBackgroundMesh(thr)
 
 
 # --------------------------------------------------------------------------- arrays

@@ -1,7 +1,7 @@
 """A case's mesh as gmsh 2.2 ASCII text for tracks whose programs read meshes themselves
 (deal.II's ``GridIn::read_msh``, Firedrake's ``Mesh``): straight-sided cells (corner nodes), every
 boundary facet carrying the id of its tag (its 1-based position in ``domain.boundary_tags``),
-cells with physical id 0; and the circles the boundary arcs lie on, for tracks that curve it."""
+cells with physical id 0; and the conics the curved pieces lie on, for tracks that curve cells."""
 
 from __future__ import annotations
 
@@ -61,22 +61,12 @@ def boundary_ids(case_spec: dict[str, Any]) -> dict[str, int]:
     return {tag: i for i, tag in enumerate(case_spec["domain"]["boundary_tags"], start=1)}
 
 
-def circles(case_spec: dict[str, Any]) -> list[dict[str, Any]]:
-    """The circles the domain's boundary arcs lie on (the program attaches a polar manifold to
-    boundary faces on them, so a second-order mapping follows the exact curve)."""
-    from casekit.domains.geometry import Arc, Region
-
+def charts(case_spec: dict[str, Any]) -> list[dict[str, Any]]:
+    """The conics the domain's curved boundary pieces lie on (``center``, ``semi_axes``; a circle
+    has equal semi-axes): the program attaches a chart to boundary faces on them, so a
+    second-order mapping follows the exact curve."""
     dom = case_spec["domain"]
-    geometry = resolve(dom["type"], dom["geometry_params"]).geometry
-    if not isinstance(geometry, Region):
-        return []
-    seen: dict[tuple[float, float, float], None] = {}
-    for loop in (geometry.outer, *geometry.holes):
-        for piece in loop.pieces:
-            if isinstance(piece.segment, Arc):
-                a = piece.segment
-                seen[(float(a.center[0]), float(a.center[1]), float(a.radius))] = None
-    return [{"center": [cx, cy], "radius": r} for cx, cy, r in seen]
+    return resolve(dom["type"], dom["geometry_params"]).geometry.charts()
 
 
 def mesh_text(case_spec: dict[str, Any], cells_across: int, cell: str = "simplex") -> str:

@@ -9,14 +9,14 @@ goes through :func:`resolve`, so adding a template touches one place.
 from __future__ import annotations
 
 import copy
-import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import jsonschema
 
-from casekit.domains.geometry import Arc, Box, Geometry, Line, Region
+from casekit.domains.geometry import Box, Geometry
+from casekit.domains.geometry.carriers import clean
 from casekit.errors import CasekitError, Problem, pointer_join
 from casekit.registry import Registry
 
@@ -163,7 +163,7 @@ class Domain:
         return {
             "type": self.name,
             "dim": self.dim,
-            "bounds": [_clean(v) for v in self.bbox()],
+            "bounds": [clean(v) for v in self.bbox()],
             "geometry_params": copy.deepcopy(self.params),
             "boundary_tags": self.tag_wording(),
         }
@@ -191,34 +191,10 @@ def resolve(name: str, params: Mapping[str, Any] | None = None, *, case_id: str 
     return Domain(template, full, template.geometry(full))
 
 
-def _clean(v: float) -> float:
-    r = round(v, 12)
-    return int(r) if float(r).is_integer() else r
-
-
 def _describe_tag(geometry: Geometry, tag: str) -> str:
     if isinstance(geometry, Box):
         return "the face " + geometry.carriers(tag)[0].describe()
-    assert isinstance(geometry, Region)
     pieces = geometry.tag_pieces(tag)
     if len(pieces) > 4:
-        return f"{len(pieces)} boundary pieces ({', '.join(sorted({_kind(p.segment) for p in pieces}))})"
-    return "; ".join(_describe_segment(p.segment) for p in pieces)
-
-
-def _kind(seg: Line | Arc) -> str:
-    return "straight edges" if isinstance(seg, Line) else "circular arcs"
-
-
-def _describe_segment(seg: Line | Arc) -> str:
-    f = lambda v: f"{_clean(v):g}"  # noqa: E731
-    if isinstance(seg, Line):
-        return f"the segment from ({f(seg.a[0])}, {f(seg.a[1])}) to ({f(seg.b[0])}, {f(seg.b[1])})"
-    circle = f"radius {f(seg.radius)} centred at ({f(seg.center[0])}, {f(seg.center[1])})"
-    if abs(abs(seg.sweep) - 2 * math.pi) < 1e-12:
-        return f"the circle of {circle}"
-    # counter-clockwise from lo to hi, lo in (-180, 180] (an arc given clockwise is the same set)
-    lo = math.degrees(min(seg.start_angle, seg.start_angle + seg.sweep))
-    lo = 180.0 - (180.0 - lo) % 360.0
-    hi = lo + math.degrees(abs(seg.sweep))
-    return f"the arc of the circle of {circle} between the angles {f(lo)} and {f(hi)} degrees"
+        return f"{len(pieces)} boundary pieces ({', '.join(sorted({p.segment.kind for p in pieces}))})"
+    return "; ".join(p.segment.describe() for p in pieces)

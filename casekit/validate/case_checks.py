@@ -164,7 +164,7 @@ def _tag_points(view: CaseView, tag: str, n: int = 40) -> np.ndarray:
     if isinstance(geo, Region):
         return np.concatenate([p.segment.sample(n)[1:-1] for p in geo.tag_pieces(tag)])
     assert isinstance(geo, Box)
-    axis, side = geo._face(tag)
+    axis, side = geo.face(tag)
     g = np.linspace(0.05, 0.95, 7)
     others = [i for i in range(3) if i != axis]
     a, b = np.meshgrid(g, g)

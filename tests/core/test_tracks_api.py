@@ -74,7 +74,7 @@ def test_the_runtime_bundle_carries_no_authoring_derivation_or_build_code(track:
 
     module = TRACKS.get(track).solver_module if track else None  # type: ignore[attr-defined]
     names = [n for n, _ in _files(module)]
-    assert "casekit/expr/parser.py" in names and "casekit/domains/geometry.py" in names
+    assert "casekit/expr/parser.py" in names and "casekit/domains/geometry/region.py" in names
     for n in names:
         parts = n.removeprefix("casekit/").split("/")
         assert parts[0].removesuffix(".py") not in NEVER, n

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import math
 from collections import Counter
 
 import numpy as np
@@ -64,10 +65,12 @@ def test_tags_cover_the_boundary_exactly_once(name: str) -> None:
     tagged = Counter(tuple(sorted(f[:k])) for facets in mesh.facets.values() for f in facets)
     assert set(tagged) == boundary
     assert max(tagged.values()) == 1
-    h = MeshOptions(cells_across=12).h(d) if d.dim == 2 else 0.0
+    # a facet's midpoint is on its tag's part, or within the sagitta of a chord of its curve
+    rho = min((min(c["semi_axes"]) ** 2 / max(c["semi_axes"]) for c in d.geometry.charts()), default=math.inf)
     for tag, facets in mesh.facets.items():
         mids = mesh.points[facets[:, :k]].mean(axis=1)
-        assert d.geometry.tag_distance(tag, mids).max() < max(0.05 * h, 1e-9)
+        chord = np.linalg.norm(np.ptp(mesh.points[facets[:, :k]], axis=1), axis=1)
+        assert (d.geometry.tag_distance(tag, mids) <= 1.01 * chord**2 / (8 * rho) + 1e-9).all()
         if d.dim == 2:
             length = np.linalg.norm(mesh.points[facets[:, 1]] - mesh.points[facets[:, 0]], axis=1).sum()
             assert length == pytest.approx(d.geometry.boundary_length(tag), rel=0.02)
@@ -210,3 +213,28 @@ def test_recombined_quads_around_small_holes_are_not_folded(cells_across: int) -
     """Regression: hypothesis found 3 folded quads on multi_hole at these sizes."""
     mesh = generate(resolve("multi_hole"), MeshOptions(cells_across=cells_across, cell="quad"))
     assert quality(mesh).inverted == 0
+
+
+@settings(max_examples=40, deadline=None)
+@given(cx=st.floats(-2, 2), cy=st.floats(-2, 2), a=st.floats(0.05, 3), b=st.floats(0.05, 3),
+       start=st.floats(-7, 7), sweep=st.floats(0.1, 6.2), backwards=st.booleans(), seed=st.integers(0, 99))
+def test_elliptic_arcs_measure_project_and_bound_like_their_curve(cx, cy, a, b, start, sweep, backwards,
+                                                                  seed) -> None:  # type: ignore[no-untyped-def]
+    """An elliptic arc's length, projection and distance agree with the curve sampled finely;
+    a projected point is on the ellipse; a circle is the special case of equal semi-axes."""
+    from casekit.domains.geometry import Arc, EllipticArc
+
+    arc = EllipticArc((cx, cy), (a, b), start, -sweep if backwards else sweep)
+    fine = arc.sample(20001)
+    assert arc.length() == pytest.approx(np.linalg.norm(np.diff(fine, axis=0), axis=1).sum(), rel=1e-6)
+    assert arc.reversed().length() == pytest.approx(arc.length())
+    rng = np.random.default_rng(seed)
+    pts = np.array([cx, cy]) + rng.uniform(-1.5, 1.5, (50, 2)) * max(a, b)
+    brute = np.min(np.linalg.norm(pts[:, None, :] - fine[None], axis=2), axis=1)
+    assert np.allclose(arc.distance(pts), brute, atol=2e-4 * max(a, b))
+    near = fine[::997] + rng.normal(0, 0.01 * min(a, b), (len(fine[::997]), 2))
+    q = arc.project(near)
+    assert np.allclose(((q[:, 0] - cx) / a) ** 2 + ((q[:, 1] - cy) / b) ** 2, 1.0, atol=1e-10)
+    circle, ellipse = Arc((cx, cy), a, start, sweep), EllipticArc((cx, cy), (a, a), start, sweep)
+    assert circle.green() == pytest.approx(ellipse.green()) and circle.length() == pytest.approx(ellipse.length())
+    assert np.allclose(circle.distance(pts), ellipse.distance(pts), atol=1e-9 * a)

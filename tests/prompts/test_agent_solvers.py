@@ -76,8 +76,8 @@ hK = ufl.CellDiameter(mesh)
 tau = hK / (2 * ufl.sqrt(ufl.dot(beta, beta)))          # SUPG weight
 w = v + tau * ufl.dot(beta, ufl.grad(v))
 op = lambda q: eps * ufl.inner(ufl.grad(q), ufl.grad(v)) * ufl.dx + ufl.dot(beta, ufl.grad(q)) * v * ufl.dx
-a = u * w * ufl.dx / dt + 0.5 * op(u) + 0.5 * ufl.dot(beta, ufl.grad(u)) * tau * ufl.dot(beta, ufl.grad(v)) * ufl.dx
-L = (u_n * w * ufl.dx / dt - 0.5 * op(u_n) - 0.5 * ufl.dot(beta, ufl.grad(u_n)) * tau * ufl.dot(beta, ufl.grad(v))
+a = u * w / dt * ufl.dx + 0.5 * op(u) + 0.5 * ufl.dot(beta, ufl.grad(u)) * tau * ufl.dot(beta, ufl.grad(v)) * ufl.dx
+L = (u_n * w / dt * ufl.dx - 0.5 * op(u_n) - 0.5 * ufl.dot(beta, ufl.grad(u_n)) * tau * ufl.dot(beta, ufl.grad(v))
      * ufl.dx + 0.5 * (forcing + f_new) * w * ufl.dx)
 for e in bc.get("neumann", []):
     gn_old, gn_new = expression(e["value"], x, t), expression(e["value"], x, t_new)

@@ -152,6 +152,8 @@ class DealiiTrack(Track):
     def solve_directly(self, case_spec: dict[str, Any], settings: dict[str, Any], work: Path) -> Path:
         """casekit's compiled program on the case in ``work`` (outside the sandbox)."""
         work.mkdir(parents=True, exist_ok=True)
+        for stale in ("solution.npz", "solution_grid.bin"):  # a reused directory's earlier result
+            (work / stale).unlink(missing_ok=True)
         for name, data in self.calibration_files(settings, case_spec).items():
             (work / name).write_bytes(data)
         (work / "case_spec.json").write_text(json.dumps(case_spec))

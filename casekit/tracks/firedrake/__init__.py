@@ -11,7 +11,6 @@ periodic in Firedrake, so the periodic square is meshed by Firedrake's ``Periodi
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,20 +36,18 @@ class FiredrakeTrack(PythonTrack):
         return ("firedrake", "petsc4py", "fenics-ufl", "firedrake-fiat", "mpi4py", "numpy")
 
     def calibration_files(self, settings: dict[str, Any], case_spec: dict[str, Any]) -> dict[str, bytes]:
-        from casekit.domains.msh22 import circles, mesh_text
+        from casekit.domains.msh22 import mesh_text
         from casekit.solvers.settings import SolveSettings
 
         st = SolveSettings.from_dict(settings)
         files = super().calibration_files(settings, case_spec)
         files["calibration_mesh.msh"] = mesh_text(case_spec, st.cells_across, st.cell).encode()
-        # the circles the boundary arcs lie on: the solver curves its mesh onto them
-        files["calibration_geometry.json"] = json.dumps({"circles": circles(case_spec)}).encode()
         return files
 
     def calibration_submission(self, settings: dict[str, Any], case_spec: dict[str, Any]) -> dict[str, bytes]:
-        """One ``solver.py`` that writes its mesh and geometry files, then runs the calibration."""
+        """One ``solver.py`` that writes its mesh file, then runs the calibration."""
         files = self.calibration_files(settings, case_spec)
-        data = {name: files[name].decode() for name in ("calibration_mesh.msh", "calibration_geometry.json")}
+        data = {name: files[name].decode() for name in ("calibration_mesh.msh",)}
         source = files["solver.py"].decode().replace(
             "def solve(case_spec):\n",
             "_FILES = " + repr(data) + "\n\n\ndef solve(case_spec):\n"
@@ -64,8 +61,9 @@ TRACKS.register("firedrake", FiredrakeTrack(
     name="firedrake",
     description="Firedrake 2026.10 on PETSc 3.26 (built from PyPI sources against Debian's libraries)",
     title="Firedrake",
-    convergence_rows=("poisson-unit_square-robin", "poisson-periodic_square", "heat-annulus-mixed",
-                      "linear_elasticity-circle", "stokes-unit_square-mixed", "wave-unit_square-mixed"),
+    convergence_rows=("poisson-unit_square-robin", "poisson-periodic_square", "poisson-ellipse-mixed",
+                      "heat-annulus-mixed", "linear_elasticity-circle", "stokes-unit_square-mixed",
+                      "wave-unit_square-mixed"),
     scaffold="scaffold.py.j2",
     families=FAMILY_NAMES,
     packages=(("firedrake", "Firedrake 2026.10"), ("petsc4py", "petsc4py (PETSc 3.26 with MUMPS)"),

@@ -5,7 +5,7 @@ Submissions are Python ``solve(case_spec)`` functions run by the same harness as
 Python tracks, with the NGSolve environment's interpreter.  Calibration runs casekit's NGSolve
 solvers (``solvers/``): netgen meshes the domain registry's own geometry (lines and circular arcs
 as OCC edges named by their boundary tags, periodic pairs identified) with cells curved onto the
-exact circles, and each kind of weak form of ``casekit.solvers.forms`` has one solver.
+exact curves, and each kind of weak form of ``casekit.solvers.forms`` has one solver.
 """
 
 from __future__ import annotations

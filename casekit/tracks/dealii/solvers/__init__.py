@@ -26,7 +26,7 @@ from typing import Any
 
 import sympy as sp
 
-from casekit.domains.msh22 import boundary_ids, circles
+from casekit.domains.msh22 import boundary_ids, charts
 from casekit.errors import CasekitError
 from casekit.expr import T, as_expr, exact, param_symbol, to_muparser
 from casekit.families.base import DATA_BC_KINDS
@@ -211,7 +211,7 @@ def settings_json(case_spec: dict[str, Any], settings: dict[str, Any], mesh: str
                          "translation": [float(c) for c in pair["translation"]]})
     time = case_spec["pde"].get("time")
     out: dict[str, Any] = {**form, "mesh": mesh, "degree": st.degree, "simplex": st.cell == "simplex",
-                           "geometry_order": st.geometry, "circles": circles(case_spec),
+                           "geometry_order": st.geometry, "charts": charts(case_spec),
                            "transient": time is not None, "scheme": st.scheme, "newton_rtol": st.newton_rtol,
                            "newton_max": st.max_newton_iterations, "bc": bc, "periodic": periodic}
     if time is not None:

@@ -13,6 +13,7 @@
 #include <deal.II/fe/fe_system.h>
 #include <deal.II/fe/mapping_fe.h>
 #include <deal.II/fe/mapping_q.h>
+#include <deal.II/grid/manifold.h>
 #include <deal.II/grid/tria.h>
 #include <deal.II/lac/affine_constraints.h>
 #include <deal.II/lac/vector.h>
@@ -66,6 +67,22 @@ namespace casekit
   };
 
   Inputs read_inputs();
+
+  /// The chart (rho, theta) of an axis-aligned ellipse (a circle when the semi-axes are equal):
+  /// p = center + (a rho cos theta, b rho sin theta); the curve is rho = 1.  Used in 2-D only.
+  template <int dim>
+  class EllipseChart : public ChartManifold<dim, dim, dim>
+  {
+  public:
+    EllipseChart(const Point<dim> &center, const Point<dim> &semi_axes);
+    std::unique_ptr<Manifold<dim, dim>> clone() const override;
+    Point<dim> pull_back(const Point<dim> &p) const override;
+    Point<dim> push_forward(const Point<dim> &chart) const override;
+
+  private:
+    static Tensor<1, dim> period();
+    const Point<dim> center, semi_axes;
+  };
 
   template <int dim>
   struct Discretization

@@ -6,7 +6,7 @@ builds the family's weak form in UFL from the case_spec's expressions (casekit's
 then :func:`casekit.solvers.ufl_expr.to_ufl`), solves with PETSc (Newton with a direct LU
 solve: one iteration for linear problems), samples the unknown on the evaluation grid and writes
 ``solution.npz`` and ``meta.json`` -- the contract of an agent's submission.  Imports only
-casekit's light modules (expressions, settings, grid): the environment has no gmsh/pygmsh stack.
+casekit's light modules (expressions, settings, grid): the environment needs no meshing stack.
 
 The straight-sided mesh limits curved domains to second order in the geometry.
 """

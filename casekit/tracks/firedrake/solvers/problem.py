@@ -13,9 +13,6 @@ from casekit.solvers.settings import SolveSettings
 from casekit.solvers.ufl_expr import to_ufl
 from casekit.tracks.firedrake.solvers import MESH
 
-#: the circles of the domain's boundary arcs, written next to the mesh
-GEOMETRY = "calibration_geometry.json"
-
 #: Newton with a direct solve (MUMPS through PETSc): one iteration for linear problems; MUMPS
 #: detects null pivots (ICNTL 24), so a pressure known up to a constant (with its null space
 #: given to the solver) factorises stably instead of stalling Newton at 1e-4
@@ -24,30 +21,34 @@ NEWTON = {"snes_type": "newtonls", "snes_linesearch_type": "basic", "snes_rtol":
           "mat_mumps_icntl_24": 1}
 
 
-def curved(mesh: Any, order: int) -> Any:
-    """The mesh with a degree-``order`` coordinate field whose boundary nodes lying on a circle of
-    ``calibration_geometry.json`` are moved onto it (the gmsh file has straight-sided cells)."""
-    import json
-    import os
+def curved(mesh: Any, order: int, case_spec: dict[str, Any]) -> Any:
+    """The mesh with a degree-``order`` coordinate field whose boundary nodes on a curved piece of
+    the domain (from casekit's domain registry) are moved onto its exact curve by the piece's own
+    projection (the gmsh file has straight-sided cells)."""
+    from casekit.domains import resolve
 
-    if order < 2 or mesh.geometric_dimension != 2 or not os.path.exists(GEOMETRY):
-        return mesh
-    with open(GEOMETRY, encoding="utf-8") as fh:
-        circles = json.load(fh)["circles"]
-    if not circles:
+    dom = case_spec["domain"]
+    geometry = resolve(dom["type"], dom["geometry_params"]).geometry
+    pieces = [p.segment for p in geometry.pieces()] if order >= 2 and geometry.curved() else []
+    curves = [s for s in pieces if s.curved]
+    if not curves:
         return mesh
     V = fd.VectorFunctionSpace(mesh, "CG", order)
     X = fd.Function(V).interpolate(ufl.SpatialCoordinate(mesh))
     nodes = fd.DirichletBC(V, ufl.as_vector([0.0, 0.0]), "on_boundary").nodes
     xy = X.dat.data_ro_with_halos[nodes].copy()
     h = float(mesh.cell_sizes.dat.data_ro.max())
-    for c in circles:
-        center, r = np.asarray(c["center"], dtype=float), float(c["radius"])
-        d = np.linalg.norm(xy - center, axis=1)
-        # a node on a chord of this circle lies within the chord's sagitta (< h^2 / 8r) of it;
-        # nodes of straight parts near the circle are farther (~h/2) unless they are on it
-        near = np.abs(d - r) < 1.5 * h * h / (8 * r) + 1e-12 * r
-        xy[near] = center + (xy[near] - center) * (r / d[near])[:, None]
+    # a node on a chord of a curve lies within the chord's sagitta (< h^2 / 8 rho, rho the
+    # smallest radius of curvature) of it, and nearer to it than to any other piece; nodes of
+    # straight parts near a curve are farther (~h/2) unless they are on it
+    distances = np.array([s.distance(xy) for s in pieces])
+    nearest = np.argmin(distances, axis=0)
+    for s in curves:
+        a, b = (float(v) for v in (s.chart() or {})["semi_axes"])
+        rho = min(a, b) ** 2 / max(a, b)
+        k = pieces.index(s)
+        near = (nearest == k) & (distances[k] < 1.5 * h * h / (8 * rho) + 1e-12 * rho)
+        xy[near] = s.project(xy[near])
     X.dat.data_with_halos[nodes] = xy
     return fd.Mesh(X)
 
@@ -80,7 +81,7 @@ class Problem:
         if case_spec["bc"].get("periodic"):
             self.mesh, self.ids = periodic_mesh(case_spec, self.settings)
         else:
-            self.mesh = curved(fd.Mesh(MESH), self.settings.geometry)
+            self.mesh = curved(fd.Mesh(MESH), self.settings.geometry, case_spec)
         self.x = ufl.SpatialCoordinate(self.mesh)
         time = case_spec["pde"].get("time")
         self.transient = time is not None

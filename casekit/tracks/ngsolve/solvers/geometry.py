@@ -1,8 +1,8 @@
 """The case's domain as netgen OCC geometry, from casekit's domain registry.
 
 The geometry is the registry's own (the same loops of lines and circular arcs, the same boundary
-tags, the same periodic pairs): lines become OCC segments, arcs three-point circular arcs (a full
-circle two halves), holes are cut from the outer face, and every edge is named by the tag of the
+tags, the same periodic pairs): lines become OCC segments, circular and elliptic arcs trimmed
+OCC ellipses (a closed curve two halves), holes are cut from the outer face, and every edge is named by the tag of the
 piece it lies on.  netgen meshes it, and ``Mesh.Curve`` makes the cells follow the exact curves.
 The unit cube is an OCC box with its faces named as the registry's.
 """
@@ -10,30 +10,51 @@ The unit cube is an OCC box with its faces named as the registry's.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from netgen import occ
 
 from casekit.domains import resolve
-from casekit.domains.geometry import Box, Line
+from casekit.domains.geometry import Arc, Box, EllipticArc, Line
 
 AXES = {0: occ.X, 1: occ.Y, 2: occ.Z}
+
+
+def _pnt(p: Any) -> Any:
+    return occ.Pnt(float(p[0]), float(p[1]), 0.0)
+
+
+def _line(s: Line) -> list[Any]:
+    return [occ.Segment(_pnt(s.a), _pnt(s.b))]
+
+
+def _conic(s: Arc | EllipticArc) -> list[Any]:
+    """The arc on OCC's own ellipse (a circle when the semi-axes are equal): exact, and
+    ``Mesh.Curve`` follows it; a closed curve as two halves."""
+    (cx, cy), (a, b) = s.center, s.semi_axes
+    if a >= b:
+        curve, shift = occ.Ellipse(occ.gp_Ax2d(occ.gp_Pnt2d(cx, cy), occ.gp_Dir2d(1, 0)), a, b), 0.0
+    else:  # OCC's major axis along y: its parameter is ours minus pi/2
+        curve, shift = occ.Ellipse(occ.gp_Ax2d(occ.gp_Pnt2d(cx, cy), occ.gp_Dir2d(0, 1)), b, a), -math.pi / 2
+    lo = min(s.start_angle, s.start_angle + s.sweep) + shift
+    parts = 2 if abs(abs(s.sweep) - 2 * math.pi) < 1e-9 else 1
+    step = abs(s.sweep) / parts
+    return [curve.Trim(lo + k * step, lo + (k + 1) * step).Edge() for k in range(parts)]
+
+
+#: segment type -> its OCC edges (a segment type without an entry cannot be meshed here)
+EDGES: dict[type, Callable[[Any], list[Any]]] = {Line: _line, Arc: _conic, EllipticArc: _conic}
 
 
 def _wire(loop: Any) -> Any:
     edges = []
     for piece in loop.pieces:
-        s = piece.segment
-        if isinstance(s, Line):
-            edges.append(occ.Segment(occ.Pnt(s.a[0], s.a[1], 0.0), occ.Pnt(s.b[0], s.b[1], 0.0)))
-            continue
-        parts = 2 if abs(abs(s.sweep) - 2 * math.pi) < 1e-9 else 1  # a full circle: two halves
-        for k in range(parts):
-            a0 = s.start_angle + k * s.sweep / parts
-            p0, pm, p1 = s._at(a0), s._at(a0 + s.sweep / (2 * parts)), s._at(a0 + s.sweep / parts)
-            edges.append(occ.ArcOfCircle(occ.Pnt(p0[0], p0[1], 0.0), occ.Pnt(pm[0], pm[1], 0.0),
-                                         occ.Pnt(p1[0], p1[1], 0.0)))
+        make = EDGES.get(type(piece.segment))
+        if make is None:
+            raise ValueError(f"the NGSolve track cannot build a {type(piece.segment).__name__} segment")
+        edges.extend(make(piece.segment))
     return occ.Wire(edges)
 
 
@@ -44,7 +65,7 @@ def shape(case_spec: dict[str, Any]) -> tuple[Any, int, float]:
     if isinstance(geometry, Box):
         box = occ.Box(occ.Pnt(*geometry.lo), occ.Pnt(*geometry.hi))
         for tag in geometry.tags():
-            axis, side = geometry._face(tag)
+            axis, side = geometry.face(tag)
             faces = box.faces.Max(AXES[axis]) if side else box.faces.Min(AXES[axis])
             faces.name = tag
         return box, 3, geometry.diameter()
