@@ -75,6 +75,11 @@ class UsageError(CasekitError):
     """The command was called wrongly (exit status 2)."""
 
 
+class UnknownName(UsageError):
+    """A name that is not registered (a family, domain template, track, tier, ...): at the
+    command line a usage error; inside a case source, validation reports it as a problem."""
+
+
 def pointer_join(*parts: object) -> str:
     """A JSON pointer (RFC 6901) from path parts."""
     out = ""

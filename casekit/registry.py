@@ -11,7 +11,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Generic, TypeVar
 
-from casekit.errors import CasekitError
+from casekit.errors import CasekitError, UnknownName
 
 T = TypeVar("T")
 _LOADING = threading.RLock()
@@ -69,7 +69,7 @@ class Registry(Generic[T]):
         try:
             return self._items[name]
         except KeyError:
-            raise CasekitError(
+            raise UnknownName(
                 f"unknown {self.kind} {name!r}", valid=", ".join(self.names()) or "(none registered)"
             ) from None
 

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
+from typing import Any
 
+from casekit import executors
 from casekit.build.cache import StageCache
 from casekit.build.pipeline import BuildOptions, CaseBuild, CaseOutcome, collect_records
+from casekit.errors import UsageError
+from casekit.executors import ExecutorOptions
 from casekit.jsonio import write_json, write_jsonl
 from casekit.validate import SOURCE_SUFFIXES
 
@@ -24,22 +27,48 @@ def case_files(paths: list[Path]) -> list[Path]:
     return out
 
 
+#: one per process: a process's timed runs never overlap (a Dask worker is one process)
+_TIMING_LOCK = threading.Lock()
+
+
+def build_case(item: tuple[Path, BuildOptions, Callable[[str, str], None] | None]) -> CaseOutcome:
+    """Build one case (runs on the executor's workers; writes under the build directory)."""
+    path, opts, progress = item
+    return CaseBuild(path, opts, _TIMING_LOCK, progress or (lambda case, stage: None)).run()
+
+
 def build(paths: list[Path], opts: BuildOptions, jobs: int = 1,
           progress: Callable[[str, str], None] = lambda case, stage: None,
-          done: Callable[[CaseOutcome], None] = lambda o: None) -> list[CaseOutcome]:
-    """Build every case source under ``paths`` for one track; writes
-    ``<build>/<track>/records.jsonl`` (all built records) and ``build-report.json``."""
+          done: Callable[[CaseOutcome], None] = lambda o: None,
+          executor: ExecutorOptions | None = None) -> list[CaseOutcome]:
+    """Build every case source under ``paths`` for one track, on ``executor`` (default: a local
+    pool of ``jobs`` threads); writes ``<build>/<track>/records.jsonl`` (all built records) and
+    ``build-report.json``.  Each case's products are written atomically by the case as it
+    finishes, so a killed build resumes from its stage cache."""
     files = case_files(paths)
+    if not files:
+        raise UsageError(f"no case sources under {', '.join(str(p) for p in paths)}",
+                         valid="*.yaml case sources or directories holding them")
     StageCache(opts.build_dir).sweep()
-    lock = threading.Lock()
+    runner = executors.make(executor or ExecutorOptions(jobs=jobs))
+    local = runner.name == "local"  # a progress callback cannot travel to other processes
     outcomes: list[CaseOutcome] = []
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        futures = [pool.submit(CaseBuild(f, opts, lock, progress).run) for f in files]
-        for fut in as_completed(futures):
-            o = fut.result()
-            outcomes.append(o)
-            done(o)
-    outcomes.sort(key=lambda o: o.case_id)
+
+    def arrived(_: Any, o: CaseOutcome) -> None:
+        outcomes.append(o)
+        done(o)
+
+    try:
+        runner.run(build_case, [(f, opts, progress if local else None) for f in files], arrived)
+    except KeyboardInterrupt:
+        _write(opts, outcomes)  # what finished; a rerun resumes from the stage cache
+        raise
+    _write(opts, outcomes)
+    return sorted(outcomes, key=lambda o: o.case_id)
+
+
+def _write(opts: BuildOptions, outcomes: list[CaseOutcome]) -> None:
+    outcomes = sorted(outcomes, key=lambda o: o.case_id)
     track_dir = opts.build_dir / opts.track
     ids = {o.case_id for o in outcomes if o.status == "built"}
     records = [r for r in collect_records(opts.build_dir, opts.track) if r["id"] in ids]
@@ -49,4 +78,3 @@ def build(paths: list[Path], opts: BuildOptions, jobs: int = 1,
          "family": o.family, "domain": o.domain, "e_base": o.e_base, "t_base": o.t_base,
          "cached": o.cached, "stage_seconds": o.stage_seconds, "solve_seconds": o.solve_seconds}
         for o in outcomes])
-    return outcomes

@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from casekit.cli.app import app, console
+from casekit.cli.app import app, console, console_err, print_json
 from casekit.errors import CasekitError, UsageError
 
 family_app = typer.Typer(help="The PDE families: unknowns, parameters, BC kinds, design axes.",
@@ -28,10 +28,13 @@ def _pairs(values: list[str], what: str) -> dict[str, str]:
 
 
 @family_app.command("list")
-def family_list() -> None:
+def family_list(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """List the registered families."""
     from casekit.families import FAMILIES
 
+    if as_json:
+        print_json([_family_dict(f) for _, f in FAMILIES.items()])
+        return
     table = Table(show_edge=False)
     for col in ("family", "math type", "unknowns", "BC kinds", "time", "design axes"):
         table.add_column(col)
@@ -45,12 +48,26 @@ def family_list() -> None:
     console.print(table)
 
 
+def _family_dict(f: object) -> dict:
+    return {"name": f.name, "title": f.title, "equation": f.equation, "math_type": list(f.math_type),  # type: ignore[attr-defined]
+            "unknowns": [{"name": u.name, "vector": u.vector} for u in f.unknowns],  # type: ignore[attr-defined]
+            "bc_kinds": list(f.bc_kinds), "time_order": f.time_order,  # type: ignore[attr-defined]
+            "params": [{"name": p.name, "kind": p.kind, "doc": p.doc, "range": p.range_text(), "default": p.default}
+                       for p in f.params],  # type: ignore[attr-defined]
+            "outputs": [{"name": o.name, "doc": o.doc} for o in f.outputs],  # type: ignore[attr-defined]
+            "axes": [{"name": a.name, "doc": a.doc, "levels": list(a.levels)} for a in f.axes]}  # type: ignore[attr-defined]
+
+
 @family_app.command("show")
-def family_show(name: str = typer.Argument(..., help="Family name.")) -> None:
+def family_show(name: str = typer.Argument(..., help="Family name."),
+                as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Show a family: equation, parameters, outputs and design axes with their levels."""
     from casekit.families import FAMILIES
 
     f = FAMILIES.get(name)
+    if as_json:
+        print_json(_family_dict(f))
+        return
     console.print(Text.assemble((f.title, "bold"), f" ({f.name}): {f.equation}"))
     console.print(f"math type: {', '.join(f.math_type)}; BC kinds: {', '.join(f.bc_kinds)}; "
                   f"flux for Neumann/Robin data: {f.flux_text or '-'}")
@@ -74,6 +91,7 @@ def sample(
     salt_file: Path = typer.Option(None, "--salt-file", help="A secret salt (default: $CASEKIT_SALT_FILE) that keys "
                                    "the random draws and the public id, so a private split cannot be regenerated "
                                    "from casekit's code; without one, cases are public by construction."),
+    as_json: bool = typer.Option(False, "--json", help="Print the design points and coverage as JSON."),
 ) -> None:
     """Draw seeded design points that cover the family's axis levels; report the coverage."""
     from casekit.authoring.design import coverage
@@ -92,6 +110,12 @@ def sample(
 
     design_levels(fam, fixed)
     points = draw(fam, n, seed, fixed=fixed, domains=domain or None, feasible=feasible(family))
+    if as_json and not write:
+        cov = coverage(fam, points, domains=domain or None, fixed=fixed)
+        print_json({"family": family, "seed": seed, "points": [{"domain": p.domain, **p.as_dict()} for p in points],
+                    "coverage": {"per_level": cov.per_level, "pairs_covered": cov.pairs_covered,
+                                 "pairs_total": cov.pairs_total, "levels_missing": list(cov.levels_missing)}})
+        return
     table = Table(title=f"{len(points)} design points for {family} (seed {seed})", show_edge=False)
     table.add_column("#", justify="right")
     table.add_column("domain")
@@ -157,7 +181,7 @@ def find_case(case: str, cases_dir: Path = Path("cases")) -> Path:
         hits = sorted(cases_dir.rglob(f"{case}.yaml"))
         if hits:
             return hits[0]
-    raise CasekitError(f"no case source {case!r} (neither a file nor an id under {cases_dir}/)")
+    raise UsageError(f"no case source {case!r} (neither a file nor an id under {cases_dir}/)")
 
 
 @app.command()
@@ -177,12 +201,15 @@ def show(
     derived = derive(source)
     spec = derived.case_spec()
     if as_json:
-        console.print_json(json.dumps(spec))
+        print_json(spec)
     else:
         console.print(Text.assemble((source.id, "bold"), f": {derived.family.title} on {derived.domain.describe()}"))
         console.print_json(json.dumps(spec))
     if png is not None:
-        from casekit.plots import plot_case
+        from casekit.authoring.plot import plot_case
 
-        plot_case(derived, png, build_dir)
-        console.print(f"wrote {png}")
+        try:
+            panels = plot_case(derived, png, build_dir)
+        except ValueError as exc:
+            raise UsageError(f"{source.id}: {exc}") from None
+        console_err.print(f"wrote {png} ({'; '.join(panels)})")

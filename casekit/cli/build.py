@@ -9,7 +9,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from casekit.cli.app import app, console
+from casekit.cli.app import EXECUTOR_HELP, SCHEDULER_HELP, app, console, console_err, executor_options, print_json
 from casekit.errors import UsageError
 
 
@@ -23,6 +23,9 @@ def build(
     timeout: float = typer.Option(600.0, "--timeout", help="Wall-clock limit of one solve, seconds."),
     memory_mb: int = typer.Option(4096, "--memory-mb", help="Memory limit of one solve (processes and scratch)."),
     runner: str = typer.Option("local", "--runner", help="local (bubblewrap sandbox), docker, podman or apptainer."),
+    executor: str = typer.Option("local", "--executor", help=EXECUTOR_HELP),
+    scheduler: str = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print the outcomes as JSON."),
 ) -> None:
     """Derive, validate, mesh, compute references, calibrate (e_base, t_base, thresholds) and
     trial-run each case; rejected cases are listed with their reasons."""
@@ -53,12 +56,24 @@ def build(
     opts = BuildOptions(build_dir, track, repeats, runner=runner,
                         limits=Limits(timeout_sec=timeout, memory_mb=memory_mb))
     with Progress(TextColumn("{task.description}", style="bold", markup=False), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), TextColumn("{task.fields[last]}", markup=False), console=console) as progress:
+                  TimeElapsedColumn(), TextColumn("{task.fields[last]}", markup=False), console=console_err,
+                  disable=not console_err.is_terminal) as progress:
         task = progress.add_task(f"build ({track})", total=len(files), last="")
-        outcomes = run_build(
-            paths, opts, jobs,
-            progress=lambda case, stage: progress.update(task, last=f"{case}: {stage}"),
-            done=lambda o: progress.update(task, advance=1, last=f"{o.case_id}: {o.status}"))
+        try:
+            outcomes = run_build(
+                paths, opts, jobs, executor=executor_options(executor, scheduler, jobs),
+                progress=lambda case, stage: progress.update(task, last=f"{case}: {stage}"),
+                done=lambda o: progress.update(task, advance=1, last=f"{o.case_id}: {o.status}"))
+        except KeyboardInterrupt:
+            progress.stop()
+            console_err.print(f"interrupted: the cases that finished are in {build_dir / track / 'records.jsonl'}; "
+                              "run the same command again to resume (finished stages are cached)")
+            raise typer.Exit(130) from None
+    if as_json:
+        print_json([{"case_id": o.case_id, "status": "cached" if o.fully_cached else o.status, "reason": o.reason,
+                     "family": o.family, "domain": o.domain, "e_base": o.e_base, "t_base": o.t_base}
+                    for o in outcomes])
+        raise typer.Exit(0 if all(o.status in ("built", "skipped") for o in outcomes) else 1)
     table = Table(title=f"casekit build --track {track}", show_edge=False)
     for col in ("case", "status", "e_base", "t_base [s]", "note"):
         table.add_column(col)

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.table import Table
 from rich.text import Text
 
-from casekit.cli.app import app, console
+from casekit.cli.app import app, console, console_err, print_json
 from casekit.errors import UsageError
 
 domain_app = typer.Typer(help="The domain templates: parameters, meshes, boundary tags, pictures.",
@@ -33,9 +34,14 @@ def parse_params(items: list[str]) -> dict:
 
 
 @domain_app.command("list")
-def domain_list() -> None:
+def domain_list(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """List the templates with their tags and default parameters."""
     from casekit.domains import DOMAINS, resolve
+
+    if as_json:
+        print_json([{"template": name, "dim": t.dim, "summary": t.summary, "boundary_tags": resolve(name).tags(),
+                     "defaults": t.defaults()} for name, t in DOMAINS.items()])
+        return
 
     table = Table(show_edge=False)
     for col in ("template", "dim", "summary", "boundary tags", "parameters (defaults)"):
@@ -57,6 +63,7 @@ def domain_show(
     refine: bool = typer.Option(True, "--refine/--no-refine", help="Refine near re-entrant corners."),
     png: Path | None = typer.Option(None, "--png", help="Draw the mesh with its tags to this PNG."),
     out: Path | None = typer.Option(None, "--out", help="Write the mesh (.msh, .xdmf, .vtu, ...)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
 ) -> None:
     """Mesh a template and report its description, sizes, tags and mesh quality."""
     from casekit.domains import resolve
@@ -67,6 +74,26 @@ def domain_show(
     mesh = generate(domain, MeshOptions(cells_across=cells_across, order=order, cell=cell, refine=refine))
     elapsed = time.perf_counter() - t0
     q = quality(mesh)
+    if as_json:
+        print_json({"template": name, "description": domain.describe(), "params": domain.params,
+                    "bbox": list(domain.bbox()), "measure": domain.geometry.measure(), "meshed_measure": mesh.measure(),
+                    "cells": mesh.num_cells, "cell_type": mesh.cell_type, "nodes": len(mesh.points),
+                    "seconds": elapsed, "inverted": q.inverted, "min_angle_deg": q.min_angle_deg,
+                    "tags": {tag: {"facets": len(mesh.facets.get(tag, [])), "wording": wording}
+                             for tag, wording in domain.tag_wording().items()}})
+    else:
+        _report(name, domain, mesh, q, elapsed)
+    if png is not None:
+        from casekit.domains.plot import draw
+
+        draw(domain, mesh, png)
+        console_err.print(f"wrote {png}")
+    if out is not None:
+        write(mesh, str(out))
+        console_err.print(f"wrote {out}")
+
+
+def _report(name: str, domain: Any, mesh: Any, q: Any, elapsed: float) -> None:
     console.print(Text.assemble((name, "bold"), f": {domain.describe()}"))
     console.print(f"bounding box: {[round(v, 6) for v in domain.bbox()]}")
     what = "area" if domain.dim == 2 else "volume"
@@ -80,14 +107,6 @@ def domain_show(
         console.print(f"  tag {tag}: {len(mesh.facets.get(tag, []))} facets; {wording}")
     for pair in domain.geometry.periodic:
         console.print(f"  periodic: {pair.target} = {pair.source} + {list(pair.translation)}")
-    if png is not None:
-        from casekit.domains.plot import draw
-
-        draw(domain, mesh, png)
-        console.print(f"wrote {png}")
-    if out is not None:
-        write(mesh, str(out))
-        console.print(f"wrote {out}")
 
 
 @domain_app.command("gallery")

@@ -8,7 +8,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from casekit.cli.app import app, console, console_err
+from casekit.cli.app import EXECUTOR_HELP, SCHEDULER_HELP, app, console, console_err, executor_options, print_json
 from casekit.errors import UsageError
 
 
@@ -31,6 +31,9 @@ def evaluate(
     timing_file: Path = typer.Option(None, "--timing-file", help="The table for --timing file."),
     runner: str = typer.Option("local", "--runner", help="local (bubblewrap sandbox), docker, podman or "
                                "apptainer."),
+    executor: str = typer.Option("local", "--executor", help=EXECUTOR_HELP),
+    scheduler: str = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print the verdicts as JSON."),
 ) -> None:
     """Run each submission isolated (no network, limits, only the agent view visible), check every
     run's artifacts, and apply the staged gates: F-Exec -> F-Acc -> F-Time -> Pass."""
@@ -48,7 +51,8 @@ def evaluate(
         raise UsageError(f"the {runner} runner is not usable here: {reason}", valid="casekit env check")
     store = open_store(cases, track)
     opts = EvalOptions(store, submissions, out, track, system, repeats, jobs, runner=runner, memory_mb=memory_mb,
-                       timing=timing, timing_file=timing_file)
+                       timing=timing, timing_file=timing_file,
+                       executor=executor_options(executor, scheduler, jobs))
     try:
         verdicts = run_evaluate(opts, progress=lambda v: console_err.print(
             f"{v['system']} {v['case_id']} attempt {v['attempt']}: {v['stage']}", markup=False, highlight=False))
@@ -56,6 +60,9 @@ def evaluate(
         console_err.print(f"interrupted: the verdicts finished so far are in {out / 'verdicts.jsonl'}; run the same "
                           "command again to resume", markup=False)
         raise typer.Exit(130) from None
+    if as_json:
+        print_json(verdicts)
+        return
     table = Table(title=f"verdicts ({len(verdicts)})", show_edge=False)
     for col in ("system", "case", "attempt", "stage", "error", "tau_acc", "runtime [s]", "t/t_cal", "failure"):
         table.add_column(col)

@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from casekit.cli.app import app, console
-from casekit.errors import CasekitError, UsageError
+from casekit.errors import UsageError
 
 
 def case_spec_of(case: str, cases: Path | None) -> tuple[str, dict]:
@@ -59,7 +59,7 @@ def prompt(
         name = TRACKS.get(library).submission_files[0]
         path = code or Path(last["paths"].get("submission", "")) / name
         if not path.is_file():
-            raise CasekitError(f"the previous code is not at {path}", valid="--code FILE")
+            raise UsageError(f"the previous code is not at {path}", valid="--code FILE")
         previous = path.read_text()
     text = render(spec, library, tier, verdict=last, previous_code=previous)
     if out is not None:

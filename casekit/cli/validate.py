@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import typer
 from rich.table import Table
 
-from casekit.cli.app import app, console
+from casekit.cli.app import app, console, print_json, progress_bar
 from casekit.errors import UsageError
 
 
@@ -32,13 +31,14 @@ def validate(
 
     if not 0 < gap_min < 1:
         raise UsageError(f"--gap-min {gap_min} is out of range", valid="a number in (0, 1)")
-    report = validate_paths(paths, Settings(gap_min=gap_min), jobs=max(1, jobs))
+    with progress_bar("validate") as advance:
+        report = validate_paths(paths, Settings(gap_min=gap_min), jobs=max(1, jobs), progress=advance)
     if as_json:
-        console.print_json(json.dumps({
+        print_json({
             "files": report.files, "cases": report.cases, "failed_cases": report.failed_cases(),
             "problems": [p.to_dict() for p in report.problems],
             "by_check": {k: {"problems": n, "cases": c} for k, (n, c) in report.by_check().items()},
-        }))
+        })
     else:
         if not summary_only:
             for p in report.problems:

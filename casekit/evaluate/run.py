@@ -13,17 +13,17 @@ from __future__ import annotations
 
 import hashlib
 import re
-import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from casekit import executors
 from casekit.errors import CasekitError, UsageError
 from casekit.evaluate.journal import Journal
 from casekit.evaluate.pairing import Attempt, CaseBatch, evaluate_case
 from casekit.evaluate.store import CaseStore
+from casekit.executors import ExecutorOptions
 from casekit.runner.limits import Limits
 from casekit.tracks import TRACKS
 
@@ -49,6 +49,8 @@ class EvalOptions:
     #: ``casekit calibrate-timing`` output (timing == "file")
     timing_file: Path | None = None
     hide: tuple[Path, ...] = field(default_factory=tuple)
+    #: where the case batches run (default: a local pool of ``jobs`` threads)
+    executor: ExecutorOptions | None = None
 
     def systems(self) -> list[tuple[str, Path]]:
         dirs = [self.submissions] if isinstance(self.submissions, Path) else list(self.submissions)
@@ -65,6 +67,8 @@ class EvalOptions:
             if any(name == n for n, _ in out):
                 raise UsageError(f"two submissions directories are both named {name!r}",
                                  valid="distinct directory names (the system names)")
+            if not any(p.is_dir() for p in Path(d).iterdir()):
+                raise UsageError(f"{d} holds no submissions", valid="DIR/<case id>/solver.py (one directory per case)")
             out.append((name, Path(d)))
         return out
 
@@ -164,70 +168,97 @@ def plan(opts: EvalOptions, journal: Journal) -> tuple[list[CaseBatch], list[dic
     return [batches[k] for k in sorted(batches)], resumed
 
 
+@dataclass(frozen=True)
+class _Context:
+    """What a worker needs to score a case batch (picklable: it travels to Dask workers)."""
+
+    track: str
+    repeats: int
+    memory_mb: int
+    runner: str
+    timing: str
+    t_file: dict[str, float]
+    out: Path
+    hide: tuple[Path, ...]
+
+
+def score_batch(item: tuple[CaseBatch, _Context]) -> list[dict[str, Any]]:
+    """Every attempt of one case, scored (runs on the executor's workers); the artifacts and the
+    submitted code are written under ``OUT/artifacts``, the verdicts returned."""
+    batch, ctx = item
+    record = batch.record
+    limits = Limits(timeout_sec=float(record["evaluation_config"]["timeout_sec"]), memory_mb=ctx.memory_mb)
+    if ctx.timing == "file" and record["id"] not in ctx.t_file:
+        raise UsageError(f"the timing file has no calibration time for {record['id']}",
+                         valid="casekit calibrate-timing over the same cases")
+    verdicts = evaluate_case(batch, TRACKS.get(ctx.track), repeats=ctx.repeats, limits=limits, hide=ctx.hide,
+                             runner=ctx.runner, timing=ctx.timing, t_file=ctx.t_file.get(record["id"]),
+                             calibration_dir=ctx.out / "calibration" / record["id"])
+    for attempt, v in zip(batch.attempts, verdicts, strict=True):
+        if attempt.files:  # the code next to its artifacts (for feedback prompts)
+            sub = attempt.artifacts / "submission"
+            sub.mkdir(parents=True, exist_ok=True)
+            for name, data in attempt.files.items():
+                (sub / name).write_bytes(data)
+            v["paths"]["submission"] = str(sub)
+    return verdicts
+
+
 def evaluate(opts: EvalOptions, progress: Callable[[dict[str, Any]], None] = lambda v: None) -> list[dict[str, Any]]:
-    """Evaluate, appending to ``OUT/verdicts.jsonl``; returns every verdict of the journal for
-    this track and these systems."""
+    """Evaluate, appending to ``OUT/verdicts.jsonl`` as each case's verdicts arrive; returns every
+    verdict of the journal for this track and these systems."""
     if opts.timing not in TIMING_MODES:
         raise UsageError(f"unknown timing {opts.timing!r}", valid=", ".join(TIMING_MODES))
     if opts.repeats < 1:
         raise UsageError("--repeats must be at least 1")
     if not opts.store.records:
         raise UsageError(f"{opts.store.root} holds no built cases for the {opts.track} track")
-    track = TRACKS.get(opts.track)
+    TRACKS.get(opts.track)
     journal = Journal(opts.out / "verdicts.jsonl")
     batches, _ = plan(opts, journal)
-    t_file = _t_file(opts)
     hide = (opts.store.root, opts.out.resolve(), *(p.resolve() for _, p in opts.systems()), *opts.hide)
-    stop = threading.Event()
+    ctx = _Context(opts.track, opts.repeats, opts.memory_mb, opts.runner, opts.timing, _t_file(opts),
+                   opts.out, hide)
 
-    def one(batch: CaseBatch) -> list[dict[str, Any]]:
-        if stop.is_set():
-            return []
-        record = batch.record
-        limits = Limits(timeout_sec=float(record["evaluation_config"]["timeout_sec"]), memory_mb=opts.memory_mb)
-        if opts.timing == "file" and record["id"] not in t_file:
-            raise UsageError(f"the timing file has no calibration time for {record['id']}",
-                             valid="casekit calibrate-timing over the same cases")
-        verdicts = evaluate_case(batch, track, repeats=opts.repeats, limits=limits, hide=hide, runner=opts.runner,
-                                 timing=opts.timing, t_file=t_file.get(record["id"]),
-                                 calibration_dir=opts.out / "calibration" / record["id"])
-        for attempt, v in zip(batch.attempts, verdicts, strict=True):
-            if attempt.files:  # the code next to its artifacts (for feedback prompts)
-                sub = attempt.artifacts / "submission"
-                sub.mkdir(parents=True, exist_ok=True)
-                for name, data in attempt.files.items():
-                    (sub / name).write_bytes(data)
-                v["paths"]["submission"] = str(sub)
+    def arrived(_: Any, verdicts: list[dict[str, Any]]) -> None:
         journal.append(verdicts)
         for v in verdicts:
             progress(v)
-        return verdicts
 
-    run_all(batches, one, max(1, opts.jobs), stop)
+    executors.make(opts.executor or ExecutorOptions(jobs=opts.jobs)).run(
+        score_batch, [(b, ctx) for b in batches], arrived)
     systems = {name for name, _ in opts.systems()}
     return [v for v in journal.all() if v["track"] == opts.track and v["system"] in systems]
 
 
-def run_all(items: list[Any], fn: Callable[[Any], Any], jobs: int, stop: threading.Event) -> None:
-    """Run ``fn`` over ``items`` on ``jobs`` threads; the first error or an interrupt cancels what
-    is queued, kills the runs in flight, and is raised once the threads have stopped."""
-    from casekit.runner import cgroups
+def evaluate_attempt(store: CaseStore, case: str, code: str, out: Path, *, track: str = "dolfinx",
+                     system: str = "model", attempt: int = 1, repeats: int = 3, memory_mb: int = 4096,
+                     runner: str = "local", timing: str = "paired") -> dict[str, Any]:
+    """One attempt's verdict, exactly as ``casekit evaluate`` gives it: ``code`` is the track's
+    submission file (``solver.py`` or ``solver.cpp``) for the case ``case`` (public or
+    descriptive id); the verdict is appended to ``OUT/verdicts.jsonl`` (for ``casekit report``)
+    and returned.  Used by the Inspect integration."""
+    case_id = store.resolve(case)
+    if case_id is None:
+        raise UsageError(f"no built case {case!r} in {store.root}")
+    if timing not in ("paired", "build"):
+        raise UsageError(f"timing {timing!r} is not available for single attempts", valid="paired, build")
+    name = TRACKS.get(track).submission_files[0]
+    data = code.encode()
+    files: dict[str, bytes] = {name: data} if code.strip() else {}
+    failure: tuple[str, str] | None = None
+    if not files:
+        failure = ("missing_submission", f"the answer holds no {name}")
+    elif len(data) > MAX_SUBMISSION_BYTES:
+        files, failure = {}, ("invalid_submission", f"{name} is larger than {MAX_SUBMISSION_BYTES} bytes")
+    batch = CaseBatch(store.records[case_id], store.reference(case_id), [
+        Attempt(system, attempt, files, _sha(files), out / "artifacts" / system / case_id / f"attempt_{attempt}",
+                failure)])
+    ctx = _Context(track, repeats, memory_mb, runner, timing, {}, out, (store.root, out.resolve()))
+    [verdict] = score_batch((batch, ctx))
+    Journal(out / "verdicts.jsonl").append([verdict])
+    return verdict
 
-    pool = ThreadPoolExecutor(max_workers=jobs)
-    futures: set[Future[Any]] = {pool.submit(fn, item) for item in items}
-    try:
-        while futures:
-            done, futures = wait(futures, return_when=FIRST_COMPLETED)
-            for f in done:
-                f.result()
-    except BaseException:
-        stop.set()
-        for f in futures:
-            f.cancel()
-        cgroups.kill_live()
-        pool.shutdown(wait=True, cancel_futures=True)
-        raise
-    pool.shutdown(wait=True)
 
-
-__all__ = ["CasekitError", "EvalOptions", "attempts_of", "evaluate", "read_submission"]
+__all__ = ["CasekitError", "EvalOptions", "attempts_of", "evaluate", "evaluate_attempt", "read_submission",
+           "score_batch"]

@@ -16,7 +16,7 @@ from typing import Any
 import jinja2
 
 from casekit.domains import resolve
-from casekit.errors import CasekitError
+from casekit.errors import CasekitError, UnknownName, UsageError
 from casekit.families import FAMILIES
 from casekit.families.base import DATA_BC_KINDS
 from casekit.jsonio import sha256_bytes
@@ -47,7 +47,7 @@ def _library(name: str) -> Any:
     from casekit.tracks import TRACKS
 
     if name not in TRACKS:
-        raise CasekitError(f"unknown target library {name!r}", valid=", ".join(TRACKS.names()))
+        raise UnknownName(f"unknown target library {name!r}", valid=", ".join(TRACKS.names()))
     return TRACKS.get(name)
 
 
@@ -134,7 +134,7 @@ def _bc_lines(spec: dict[str, Any], family: Any) -> list[str]:
 def render(case_spec: dict[str, Any], library: str, tier: str = "single", *, verdict: dict[str, Any] | None = None,
            previous_code: str | None = None, attempts: int = 3) -> str:
     if tier not in TIERS:
-        raise CasekitError(f"unknown prompt tier {tier!r}", valid=", ".join(TIERS))
+        raise UnknownName(f"unknown prompt tier {tier!r}", valid=", ".join(TIERS))
     ctx = context(case_spec, library)
     if tier == "single":
         return _env().get_template("prompts/single.md.j2").render(ctx)
@@ -143,7 +143,7 @@ def render(case_spec: dict[str, Any], library: str, tier: str = "single", *, ver
     if tier == "scaffold":
         return scaffold(case_spec, library)
     if verdict is None or previous_code is None:
-        raise CasekitError("the feedback tier needs the previous attempt's verdict and code",
+        raise UsageError("the feedback tier needs the previous attempt's verdict and code",
                            valid="--verdict VERDICTS.jsonl and --code FILE")
     return feedback(case_spec, library, verdict, previous_code, attempts)
 

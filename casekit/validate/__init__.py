@@ -9,7 +9,7 @@ it (``schema``, ``naming``, ``leak.symbolic``, ``residual``, ...) for the per-cl
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -66,6 +66,9 @@ def collect(paths: Iterable[Path]) -> list[Path]:
             out.append(path)
         else:
             raise UsageError(f"{path} does not exist")
+    if not out:
+        raise UsageError(f"no case sources or records under {', '.join(str(p) for p in paths)}",
+                         valid="*.yaml, *.yml or *.jsonl files, or directories holding them")
     return out
 
 
@@ -73,19 +76,26 @@ def _file_items(path: Path, settings: Settings) -> list[tuple[str | None, list[P
     return list(_records(path, settings) if path.suffix == ".jsonl" else _sources(path, settings))
 
 
-def validate_paths(paths: Iterable[Path], settings: Settings | None = None, jobs: int = 1) -> Report:
-    """Validate every file; ``jobs`` > 1 checks files in that many processes."""
+def validate_paths(paths: Iterable[Path], settings: Settings | None = None, jobs: int = 1,
+                   progress: Callable[[int, int], None] = lambda done, total: None) -> Report:
+    """Validate every file; ``jobs`` > 1 checks files in that many processes; ``progress(done,
+    total)`` after each file."""
     settings = settings or Settings()
     report = Report()
     ids: dict[str, str] = {}
     files = collect(paths)
+    results = []
     if jobs > 1 and len(files) > 1:
         from concurrent.futures import ProcessPoolExecutor
 
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            results = list(pool.map(_file_items, files, [settings] * len(files), chunksize=8))
+            for items in pool.map(_file_items, files, [settings] * len(files), chunksize=4):
+                results.append(items)
+                progress(len(results), len(files))
     else:
-        results = [_file_items(f, settings) for f in files]
+        for f in files:
+            results.append(_file_items(f, settings))
+            progress(len(results), len(files))
     for path, items in zip(files, results, strict=True):
         report.files += 1
         for case_id, problems in items:
