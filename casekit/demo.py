@@ -46,7 +46,7 @@ def run(out: Path, jobs: int, say: Callable[[str], None], table: Callable[[Any],
     from casekit.evaluate.store import open_store
     from casekit.package.build_dist import package
     from casekit.package.verify import verify
-    from casekit.report.render import html_page, tables
+    from casekit.report.render import html_page, report_data, tables
 
     say(f"1/5 sampling {len(SAMPLE)} cases into {out / 'cases'}")
     paths = write_sample(out / "cases")
@@ -73,7 +73,8 @@ def run(out: Path, jobs: int, say: Callable[[str], None], table: Callable[[Any],
         verdict_files.append(out / "evaluation" / kind / "verdicts.jsonl")
     say(f"5/5 report in {out / 'report' / 'index.html'}")
     rows = [v for f in verdict_files for v in map(__import__("json").loads, f.read_text().splitlines())]
-    for t in tables(rows)[:1] + [t for t in tables(rows) if t[0].startswith("Failure")]:
+    shown = tables(report_data(rows, [str(f) for f in verdict_files]))
+    for t in shown[:1] + [t for t in shown if t[0].startswith("Stages")]:
         table(t)
     html_page(rows, out / "report", [str(f) for f in verdict_files])
     return {"built": sum(o.status == "built" for o in outcomes), "cases": len(outcomes),

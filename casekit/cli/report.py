@@ -7,37 +7,50 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from casekit.cli.app import app, console
+from casekit.cli.app import app, console, console_err, print_json
 from casekit.errors import UsageError
 
 
 @app.command()
 def report(
-    verdicts: list[Path] = typer.Argument(..., help="verdicts.jsonl files (several systems side by side)."),
+    verdicts: list[Path] = typer.Argument(..., help="verdicts.jsonl files or evaluation directories holding one "
+                                          "(several systems side by side)."),
     html: Path | None = typer.Option(None, "--html", help="Write index.html and the PNG figures here."),
+    as_json: bool = typer.Option(False, "--json", help="Print the report's data as JSON."),
 ) -> None:
-    """Pass rate and stage rates by track, family, math type and domain; failure stages; threshold
-    sensitivity recomputed from stored errors and times; pass@k when there are several attempts."""
+    """Pass rates by track, family, math type and domain with systems side by side (n and Wilson
+    95 % intervals); stages and failure categories; threshold sensitivity recomputed from stored
+    errors and times; pass@k when there are several attempts."""
     from casekit import schema
     from casekit.jsonio import iter_jsonl
-    from casekit.report.render import html_page, tables
+    from casekit.report.render import html_page, report_data, tables
 
     rows = []
+    files = []
     for path in verdicts:
+        path = path / "verdicts.jsonl" if path.is_dir() else path
+        if not path.is_file():
+            raise UsageError(f"{path} does not exist", valid="a verdicts.jsonl or the --out directory of casekit "
+                             "evaluate")
+        files.append(path)
         for lineno, v in iter_jsonl(path):
             problems = schema.validate(v, "verdict")
             if problems:
                 raise UsageError(f"{path}:{lineno} is not a verdict record: {problems[0].render()}")
             rows.append(v)
     if not rows:
-        raise UsageError("no verdicts to report on")
-    for title, header, body in tables(rows):
-        table = Table(title=title, show_edge=False, title_justify="left")
-        for h in header:
-            table.add_column(h, justify="left" if h == header[0] else "right")
-        for r in body:
-            table.add_row(*r)
-        console.print(table)
+        raise UsageError("no verdicts to report on", valid="the verdicts.jsonl of an evaluation")
+    data = report_data(rows, [str(p) for p in files])
+    if as_json:
+        print_json(data)
+    else:
+        for title, header, body in tables(data):
+            table = Table(title=title, show_edge=False, title_justify="left")
+            for h in header:
+                table.add_column(h, justify="left" if h == header[0] else "right")
+            for r in body:
+                table.add_row(*r)
+            console.print(table)
     if html is not None:
-        page = html_page(rows, html, [str(p) for p in verdicts])
-        console.print(f"wrote {page} and its figures")
+        page = html_page(rows, html, [str(p) for p in files])
+        console_err.print(f"wrote {page} and its figures")

@@ -11,6 +11,7 @@ scoring ends in a verdict: an unexpected error while scoring is that attempt's a
 
 from __future__ import annotations
 
+import datetime
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from casekit import __version__
 from casekit.domains import resolve
 from casekit.execution import Execution, Failure
 from casekit.grid import Grid
@@ -122,6 +124,8 @@ def verdict(record: dict[str, Any], ex: Execution, scorer: RunScorer | None, tim
         "exit_status": ex.exit_status, "stderr_tail": ex.stderr_tail, "paths": paths,
         "sandbox_notes": [n[:300] for n in ex.runs[-1].notes][:10] if ex.runs else [],
         "submission_sha256": submission_sha256,
+        "casekit_version": __version__,
+        "evaluated_at": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "calibration": {"e_base": float(meta_cfg["e_base"]), "t_base": float(meta_cfg["t_base"]),
                         **{k: float(config[k]) for k in ("alpha_acc", "alpha_time", "tau_min")}},
         "math_type": record["pde_classification"]["math_type"],

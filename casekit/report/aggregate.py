@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -35,6 +36,67 @@ def rates(verdicts: Iterable[dict[str, Any]]) -> Rates:
     passed = stages["Pass"]
     div = lambda a, b: a / b if b else 0.0  # noqa: E731
     return Rates(n, div(executed, n), div(accurate, executed), div(passed, accurate), div(passed, n), stages)
+
+
+@dataclass(frozen=True)
+class Cell:
+    """k of n, with the Wilson score 95 % interval of the rate (n = 0: no data, not 0 %)."""
+
+    k: int
+    n: int
+
+    @property
+    def rate(self) -> float | None:
+        return self.k / self.n if self.n else None
+
+    @property
+    def interval(self) -> tuple[float, float] | None:
+        return wilson(self.k, self.n) if self.n else None
+
+    def text(self) -> str:
+        if not self.n:
+            return "-"
+        lo, hi = wilson(self.k, self.n)
+        return f"{100 * self.k / self.n:.1f}% [{100 * lo:.0f}-{100 * hi:.0f}] ({self.k}/{self.n})"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"k": self.k, "n": self.n, "rate": self.rate, "ci95": list(self.interval) if self.interval else None}
+
+
+def wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
+    """The Wilson score interval of a binomial proportion k/n (95 % by default)."""
+    if n <= 0:
+        raise ValueError("an interval needs at least one trial")
+    p = k / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    # the interval holds k/n exactly (at k = 0 and k = n round-off would push the bound past it)
+    return min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half))
+
+
+def side_by_side(verdicts: Iterable[dict[str, Any]], key: str | None
+                 ) -> tuple[list[str], list[tuple[str, list[Cell]]]]:
+    """Pass rates with rows = the values of ``key`` (one row "all" without a key) and columns =
+    systems: (systems, [(row, [Cell per system])])."""
+    vs = list(verdicts)
+    names = sorted({v["system"] for v in vs})
+    groups = group(vs, key) if key else {"all": vs}
+    rows = []
+    for value, members in groups.items():
+        per = systems(members)
+        rows.append((value, [Cell(sum(v["passed"] for v in per.get(s, [])), len(per.get(s, []))) for s in names]))
+    return names, rows
+
+
+def failure_categories(by_system: dict[str, list[dict[str, Any]]]) -> dict[str, dict[str, int]]:
+    """How many verdicts of each system failed for each reason (category) -- passes excluded."""
+    out: dict[str, dict[str, int]] = defaultdict(lambda: dict.fromkeys(by_system, 0))
+    for system, vs in by_system.items():
+        for v in vs:
+            if not v["passed"]:
+                out[(v.get("failure") or {}).get("category") or v["stage"]][system] += 1
+    return dict(sorted(out.items()))
 
 
 def first_attempts(verdicts: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:

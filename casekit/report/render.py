@@ -1,54 +1,93 @@
-"""Report tables as rows (for the terminal and for HTML)."""
+"""The report: one data model (:func:`report_data`) printed as terminal tables, written as JSON,
+and rendered as an HTML page from ``templates/report/`` with its figures.
+
+Systems are side by side (rows: overall, tracks, families, math types, domains; columns:
+systems), every cell with its n and the Wilson 95 % interval; failure categories; pass@k over
+attempts; sensitivity of the pass rate to both alphas with the calibrated alpha marked; the
+casekit versions, datasets and dates the verdicts came from.
+"""
 
 from __future__ import annotations
 
-import html
+import datetime
 from pathlib import Path
 from typing import Any
 
 from casekit.report import aggregate as agg
 from casekit.report import plots
 
-
-def pct(x: float) -> str:
-    return f"{100 * x:.1f}%"
-
-
-def rate_rows(by_key: dict[str, list[dict[str, Any]]]) -> list[list[str]]:
-    rows = []
-    for key, vs in by_key.items():
-        r = agg.rates(vs)
-        rows.append([key, str(r.n), pct(r.exec_rate), pct(r.acc_rate), pct(r.time_rate), pct(r.pass_rate)])
-    return rows
+GROUPS = (("overall", None), ("track", "track"), ("family", "family"), ("math type", "math_type"),
+          ("domain", "domain"))
 
 
-RATE_HEADER = ["", "cases", "exec", "accuracy | exec", "runtime | accurate", "pass"]
+def pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.1f}%"
 
 
-def tables(verdicts: list[dict[str, Any]]) -> list[tuple[str, list[str], list[list[str]]]]:
-    """(title, header, rows) of every table of the report."""
+def report_data(verdicts: list[dict[str, Any]], sources: list[str]) -> dict[str, Any]:
+    from casekit import __version__
+
     first = agg.first_attempts(verdicts)
     by_system = agg.systems(first)
-    out = [("Overall (first attempts)", ["system", *RATE_HEADER[1:]], rate_rows(by_system))]
-    for key in ("track", "family", "math_type", "domain"):
-        for system, vs in by_system.items():
-            title = f"{system}: by {key.replace('_', ' ')}"
-            out.append((title, [key, *RATE_HEADER[1:]], rate_rows(agg.group(vs, key))))
-    out.append(("Failure stages (first attempts)", ["system", "F-Exec", "F-Acc", "F-Time", "Pass"],
-                [[s, *(str(agg.rates(vs).stages[k]) for k in ("F-Exec", "F-Acc", "F-Time", "Pass"))]
-                 for s, vs in by_system.items()]))
-    out.append(("Sensitivity to alpha_acc (alpha_time as calibrated)",
-                ["system", *(f"{a:g}" for a in agg.ALPHA_ACC)],
-                [[s, *(pct(v) for v in agg.sensitivity(vs)["alpha_acc"].values())] for s, vs in by_system.items()]))
-    out.append(("Sensitivity to alpha_time (alpha_acc as calibrated)",
-                ["system", *(f"{a:g}" for a in agg.ALPHA_TIME)],
-                [[s, *(pct(v) for v in agg.sensitivity(vs)["alpha_time"].values())] for s, vs in by_system.items()]))
-    all_systems = agg.systems(verdicts)
+    names = sorted(by_system)
+    sections = []
+    for title, key in GROUPS:
+        systems, rows = agg.side_by_side(first, key)
+        sections.append({"title": f"Pass rate by {title}" if key else "Pass rate (first attempts)", "key": key,
+                         "systems": systems,
+                         "rows": [{"group": g, "cells": [c.to_dict() | {"text": c.text()} for c in cells]}
+                                  for g, cells in rows]})
+    stages = {s: agg.rates(vs).stages for s, vs in by_system.items()}
+    sensitivity = {s: {k: {str(a): r for a, r in curve.items()} for k, curve in agg.sensitivity(vs).items()}
+                   for s, vs in by_system.items()}
+    calibrated = {which: sorted({v["calibration"][which] for v in first}) for which in ("alpha_acc", "alpha_time")}
     kmax = max((v["attempt"] for v in verdicts), default=1)
-    if kmax > 1:
-        out.append(("pass@k over attempts (the last column is best-of-attempts)",
-                    ["system", *(f"pass@{k}" for k in range(1, kmax + 1))],
-                    [[s, *(pct(v) for v in agg.pass_at_k(vs).values())] for s, vs in all_systems.items()]))
+    pass_k = {s: {str(k): r for k, r in agg.pass_at_k(vs).items()} for s, vs in agg.systems(verdicts).items()} \
+        if kmax > 1 else {}
+    return {
+        "generated_at": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "casekit_version": __version__,
+        "verdicts_from": sources,
+        "n_verdicts": len(verdicts),
+        "systems": names,
+        "evaluated_with": sorted({v.get("casekit_version", "unknown") for v in verdicts}),
+        "evaluated_between": _span(v.get("evaluated_at") for v in verdicts),
+        "tracks": sorted({v["track"] for v in verdicts}),
+        "sections": sections,
+        "stages": stages,
+        "failure_categories": agg.failure_categories(by_system),
+        "sensitivity": sensitivity,
+        "calibrated_alpha": calibrated,
+        "pass_at_k": pass_k,
+    }
+
+
+def _span(stamps: Any) -> list[str]:
+    s = sorted(x for x in stamps if x)
+    return [s[0], s[-1]] if s else []
+
+
+def tables(data: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
+    """(title, header, rows) of every table, for the terminal."""
+    out = []
+    for sec in data["sections"]:
+        out.append((sec["title"] + " -- pass% [95% CI] (k/n)", [sec["key"] or "", *sec["systems"]],
+                    [[r["group"], *(c["text"] for c in r["cells"])] for r in sec["rows"]]))
+    names = data["systems"]
+    out.append(("Stages (first attempts)", ["stage", *names],
+                [[st, *(str(data["stages"][s][st]) for s in names)] for st in ("F-Exec", "F-Acc", "F-Time", "Pass")]))
+    if data["failure_categories"]:
+        out.append(("Failure categories (first attempts)", ["category", *names],
+                    [[c, *(str(n[s]) for s in names)] for c, n in data["failure_categories"].items()]))
+    for which in ("alpha_acc", "alpha_time"):
+        alphas = list(next(iter(data["sensitivity"].values()))[which]) if data["sensitivity"] else []
+        marked = ", ".join(f"{a:g}" for a in data["calibrated_alpha"][which])
+        out.append((f"Sensitivity to {which} (calibrated: {marked})", [which, *names],
+                    [[a, *(pct(data["sensitivity"][s][which][a]) for s in names)] for a in alphas]))
+    if data["pass_at_k"]:
+        ks = list(next(iter(data["pass_at_k"].values())))
+        out.append(("pass@k over attempts", ["k", *names],
+                    [[k, *(pct(data["pass_at_k"].get(s, {}).get(k)) for s in names)] for k in ks]))
     return out
 
 
@@ -61,21 +100,18 @@ def figures(verdicts: list[dict[str, Any]], out: Path) -> list[Path]:
 
 
 def html_page(verdicts: list[dict[str, Any]], out: Path, sources: list[str]) -> Path:
-    from casekit.jsonio import atomic_write_text
+    """``out/index.html`` and its figures (an existing page is replaced atomically)."""
+    import jinja2
 
+    from casekit.jsonio import atomic_write_text
+    from casekit.resources import templates_dir
+
+    data = report_data(verdicts, sources)
     figs = figures(verdicts, out)
-    parts = ["<!doctype html><html><head><meta charset='utf-8'><title>casekit report</title><style>",
-             "body{font-family:system-ui,sans-serif;margin:2em;max-width:1100px}table{border-collapse:collapse;"
-             "margin:0.5em 0 1.5em}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right;font-size:0.9em}"
-             "td:first-child,th:first-child{text-align:left}img{max-width:49%;margin:0.5%}</style></head><body>",
-             "<h1>casekit report</h1>", f"<p>{len(verdicts)} verdicts from {html.escape(', '.join(sources))}</p>"]
-    parts += [f"<img src='{f.name}' alt='{f.stem}'>" for f in figs]
-    for title, header, rows in tables(verdicts):
-        parts.append(f"<h2>{html.escape(title)}</h2><table><tr>"
-                     + "".join(f"<th>{html.escape(h)}</th>" for h in header) + "</tr>")
-        parts += ["<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows]
-        parts.append("</table>")
-    parts.append("</body></html>")
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates_dir())), undefined=jinja2.StrictUndefined,
+                             autoescape=True, keep_trailing_newline=True)
+    page = env.get_template("report/index.html.j2").render(
+        data=data, tables=tables(data), figures=[{"file": f.name, "title": f.stem.replace("_", " ")} for f in figs])
     path = out / "index.html"
-    atomic_write_text(path, "\n".join(parts))
+    atomic_write_text(path, page)
     return path
