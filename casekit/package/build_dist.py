@@ -18,7 +18,7 @@ from casekit.errors import CasekitError, UsageError
 from casekit.jsonio import atomic_write_text, dumps, iter_jsonl, sha256_file, write_json
 from casekit.model.record import CaseRecord
 from casekit.package.card import card
-from casekit.package.croissant import croissant
+from casekit.package.croissant import FILE_SETS, croissant
 from casekit.prompts import libraries, render
 from casekit.resources import schemas_dir
 
@@ -40,8 +40,7 @@ def _relocate(record: dict[str, Any], track: str) -> dict[str, Any]:
 
 
 def package(build_dir: Path, tracks: list[str], out: Path, *, name: str, version: str,
-            license_id: str = "cc-by-4.0", url: str = "https://example.org/casekit-benchmark",
-            date: str | None = None) -> dict[str, Any]:
+            license_id: str = "cc-by-4.0", url: str | None = None, date: str | None = None) -> dict[str, Any]:
     if not tracks:
         raise UsageError("name at least one track")
     if out.exists() and any(out.iterdir()) and not (out / MANIFEST).exists():
@@ -61,7 +60,7 @@ def package(build_dir: Path, tracks: list[str], out: Path, *, name: str, version
 
 
 def _write(build_dir: Path, tracks: list[str], primary: str, root: Path, name: str, version: str,
-           license_id: str, url: str, date: str | None) -> dict[str, Any]:
+           license_id: str, url: str | None, date: str | None) -> dict[str, Any]:
     by_track = {t: sorted((_relocate(r, t) for r in _records(build_dir, t)), key=lambda r: r["id"]) for t in tracks}
     records = by_track[primary]
     ids = {r["id"] for r in records}
@@ -89,9 +88,10 @@ def _write(build_dir: Path, tracks: list[str], primary: str, root: Path, name: s
         families[r["pde_classification"]["equation_family"]] = families.get(
             r["pde_classification"]["equation_family"], 0) + 1
     jsonl = {p: sha256_file(root / p) for p in ("cases.jsonl", "agent.jsonl")}
+    present = tuple(fid for fid, glob, _, _ in FILE_SETS if any(root.glob(glob)))
     write_json(root / "croissant.json", croissant(
         name, version, f"{name}: finite-element solver tasks for AI agents, built with casekit.", jsonl,
-        {"families": families}, f"https://spdx.org/licenses/{license_id.upper()}.html", url, date))
+        {"families": families}, f"https://spdx.org/licenses/{license_id.upper()}.html", url, date, present))
     return write_manifest(root, name, version, tracks)
 
 

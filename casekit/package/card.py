@@ -33,16 +33,22 @@ tags:
 - benchmark
 - scientific-computing
 configs:
-- config_name: cases
-  data_files: cases.jsonl
 - config_name: agent
-  data_files: agent.jsonl
+  data_files:
+  - split: test
+    path: agent.jsonl
+  default: true
+- config_name: cases
+  data_files:
+  - split: test
+    path: cases.jsonl
 ---
 
 # {name} {version}
 
 A benchmark of {n} cases in which an agent must write a finite-element solver ({", ".join(libraries)}) for a
-PDE on a given domain; built, validated and packaged with casekit. `agent.jsonl` holds exactly what an agent
+PDE on a given domain; built, validated and packaged with casekit. It has one split, `test`: it is for
+evaluation, not training. `agent.jsonl` holds exactly what an agent
 is given; `cases.jsonl` holds the evaluator-side records (thresholds, calibration, provenance);
 `references/` the reference fields on the evaluation grids; `prompts/` the rendered prompts;
 `manifest.json` the sha256 of every file (check with `casekit verify`).
@@ -70,7 +76,8 @@ contains the solution, references, calibration settings, e_base, t_base or thres
 ## Collection process
 Synthetic. Design points are sampled over each family's axes; data are derived symbolically; references
 are the manufactured solution on the grid or refined numerical solves; calibration solves are timed as the
-median of repeated isolated runs after a warm-up, on the machine recorded in each record.
+median of repeated isolated runs, each from a fresh state, on the machine recorded in each record (evaluations
+re-time the calibration solver beside each submission: the runtime gate is a ratio).
 
 ## Preprocessing, cleaning, labelling
 Every case passed static validation (schema, residual of the strong form, boundary and initial data,

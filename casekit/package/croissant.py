@@ -1,87 +1,100 @@
-"""Croissant 1.0 metadata (with the Responsible-AI fields) for a packaged dataset."""
+"""Croissant 1.0 metadata (with the Responsible-AI fields) for a packaged dataset, built with
+mlcroissant's own Python API (so the context, types and structure are the library's, and a
+dataset it cannot read is an error here, not for the user).
+
+Every file of the dataset is declared: the two JSONL files as file objects with their record
+sets, and the references, calibration fields, prompts, schemas and further tracks' records as
+file sets.
+"""
 
 from __future__ import annotations
 
+import datetime
+import warnings
 from typing import Any
 
-CONTEXT = {
-    "@language": "en", "@vocab": "https://schema.org/", "citeAs": "cr:citeAs", "column": "cr:column",
-    "conformsTo": "dct:conformsTo", "cr": "http://mlcommons.org/croissant/", "rai": "http://mlcommons.org/croissant/RAI/",
-    "data": {"@id": "cr:data", "@type": "@json"}, "dataType": {"@id": "cr:dataType", "@type": "@vocab"},
-    "dct": "http://purl.org/dc/terms/", "examples": {"@id": "cr:examples", "@type": "@json"},
-    "extract": "cr:extract", "field": "cr:field", "fileProperty": "cr:fileProperty", "fileObject": "cr:fileObject",
-    "fileSet": "cr:fileSet", "format": "cr:format", "includes": "cr:includes", "isLiveDataset": "cr:isLiveDataset",
-    "jsonPath": "cr:jsonPath", "key": "cr:key", "md5": "cr:md5", "parentField": "cr:parentField", "path": "cr:path",
-    "recordSet": "cr:recordSet", "references": "cr:references", "regex": "cr:regex", "repeated": "cr:repeated",
-    "replace": "cr:replace", "sc": "https://schema.org/", "separator": "cr:separator", "source": "cr:source",
-    "subField": "cr:subField", "transform": "cr:transform",
-}
+from casekit.errors import CasekitError
 
-
-def _field(record_set: str, name: str, description: str, path: str, data_type: str = "sc:Text") -> dict[str, Any]:
-    """A field read from a JSONL column (the top-level key of ``path``), then by JSONPath inside it."""
-    column, _, rest = path.removeprefix("$.").partition(".")
-    source: dict[str, Any] = {"fileObject": {"@id": f"{record_set}.jsonl"}, "extract": {"column": column}}
-    if rest:
-        source["transform"] = {"jsonPath": f"$.{rest}"}
-    return {"@type": "cr:Field", "@id": f"{record_set}/{name}", "name": name, "description": description,
-            "dataType": data_type, "source": source}
+#: file sets of a packaged dataset: (id, glob, encoding format, description)
+FILE_SETS = (
+    ("references", "references/*.npz", "application/x-npz",
+     "Reference fields on each case's evaluation grid (numpy npz, one array per output component)."),
+    ("calibration", "calibration/*/*.npz", "application/x-npz",
+     "The calibration solver's field on the grid, per track (what e_base was measured from)."),
+    ("prompts", "prompts/*/*.md", "text/markdown",
+     "The single-tier prompt of each case for each library, named by the case's public id."),
+    ("schemas", "schemas/*.schema.json", "application/schema+json", "JSON Schemas of every data contract."),
+    ("tracks", "tracks/*.jsonl", "application/jsonlines", "Evaluator records of the tracks after the first."),
+)
 
 
 def croissant(name: str, version: str, description: str, files: dict[str, str], counts: dict[str, Any],
-              license_url: str, url: str, date: str | None = None) -> dict[str, Any]:
-    """``files``: path -> sha256 of the JSONL files described as record sets."""
-    distribution = [
-        {"@type": "cr:FileObject", "@id": f"{path.removesuffix('.jsonl')}.jsonl", "name": path,
-         "contentUrl": path, "encodingFormat": "application/jsonlines", "sha256": digest}
+              license_url: str, url: str | None, date: str | None = None,
+              present: tuple[str, ...] = ()) -> dict[str, Any]:
+    """``files``: path -> sha256 of the JSONL files described as record sets; ``present``: the
+    file sets (ids of :data:`FILE_SETS`) the dataset has."""
+    import mlcroissant as mlc
+
+    def field(record_set: str, fname: str, doc: str, column: str, json_path: str | None,
+              dtype: Any = mlc.DataType.TEXT) -> Any:
+        source = mlc.Source(file_object=f"{record_set}.jsonl", extract=mlc.Extract(column=column),
+                            transforms=[mlc.Transform(json_path=json_path)] if json_path else [])
+        return mlc.Field(id=f"{record_set}/{fname}", name=fname, description=doc, data_types=[dtype], source=source)
+
+    distribution: list[Any] = [
+        mlc.FileObject(id=path, name=path, content_url=path, encoding_formats=["application/jsonlines"], sha256=digest)
         for path, digest in sorted(files.items())
     ]
+    distribution += [mlc.FileSet(id=fid, name=fid, includes=[glob], encoding_formats=[fmt], description=doc)
+                     for fid, glob, fmt, doc in FILE_SETS if fid in present]
     record_sets = [
-        {"@type": "cr:RecordSet", "@id": "cases", "name": "cases",
-         "description": "Evaluator-side case records: case_spec, thresholds, calibration and provenance.",
-         "field": [_field("cases", "id", "Case id.", "$.id"),
-                   _field("cases", "equation_family", "PDE family.", "$.pde_classification.equation_family"),
-                   _field("cases", "domain", "Domain template.", "$.case_spec.domain.type"),
-                   _field("cases", "tau_acc", "Accuracy threshold.", "$.evaluation_metadata.thresholds.tau_acc",
-                          "sc:Float"),
-                   _field("cases", "tau_time", "Runtime threshold (seconds).",
-                          "$.evaluation_metadata.thresholds.tau_time", "sc:Float")]},
-        {"@type": "cr:RecordSet", "@id": "agent", "name": "agent",
-         "description": "Agent views: exactly what an agent is given (case_spec and target library).",
-         "field": [_field("agent", "target_library", "FEM library the agent must use.", "$.target_library"),
-                   _field("agent", "pde_type", "PDE family.", "$.case_spec.pde.type")]},
+        mlc.RecordSet(id="cases", name="cases",
+                      description="Evaluator-side case records: case_spec, thresholds, calibration and provenance.",
+                      fields=[field("cases", "id", "Case id.", "id", None),
+                              field("cases", "public_id", "The opaque id agents see.", "public_id", None),
+                              field("cases", "equation_family", "PDE family.", "pde_classification",
+                                    "$.equation_family"),
+                              field("cases", "domain", "Domain template.", "case_spec", "$.domain.type"),
+                              field("cases", "tau_acc", "Accuracy threshold.", "evaluation_metadata",
+                                    "$.thresholds.tau_acc", mlc.DataType.FLOAT),
+                              field("cases", "tau_time", "Runtime threshold (seconds).", "evaluation_metadata",
+                                    "$.thresholds.tau_time", mlc.DataType.FLOAT)]),
+        mlc.RecordSet(id="agent", name="agent",
+                      description="Agent views: exactly what an agent is given (case_spec and target library).",
+                      fields=[field("agent", "id", "The case's public id.", "id", None),
+                              field("agent", "target_library", "FEM library the agent must use.", "target_library",
+                                    None),
+                              field("agent", "pde_type", "PDE family.", "case_spec", "$.pde.type")]),
     ]
-    meta: dict[str, Any] = {"datePublished": date} if date else {}
-    return {
-        "@context": CONTEXT,
-        **meta,
-        "@type": "sc:Dataset",
-        "conformsTo": "http://mlcommons.org/croissant/1.0",
-        "name": name,
-        "description": description,
-        "version": version,
-        "license": license_url,
-        "url": url,
-        "citeAs": f"{name} {version}, built with casekit",
-        "keywords": ["benchmark", "PDE", "finite element", "LLM agents", "scientific computing"],
-        "isLiveDataset": False,
-        "distribution": distribution,
-        "recordSet": record_sets,
-        "rai:dataCollection": "Synthetic: every case is authored from a sampled design point; forcing, boundary and "
-                              "initial data are derived symbolically from manufactured solutions, or references are "
-                              "computed by refined finite-element solves.",
-        "rai:dataCollectionType": ["Software Collection"],
-        "rai:dataPreprocessingProtocol": "Static validation (schemas, residual of the strong form, leak checks), "
-                                         "meshing, reference and calibration solves, trial execution of the "
-                                         "calibration solver and of trivial cheater submissions.",
-        "rai:dataLimitations": "Cases cover the families, domains and regimes of the design matrix only; runtime "
-                               "thresholds were measured on the recorded machine and scale with hardware.",
-        "rai:dataBiases": "The design matrix over-represents smooth manufactured solutions; per-family counts: "
-                          + ", ".join(f"{k} {v}" for k, v in sorted(counts.get("families", {}).items())) + ".",
-        "rai:dataUseCases": "Evaluating agents that write finite-element solvers; not for training on the "
-                            "references of the test cases.",
-        "rai:dataSocialImpact": "Measures a scientific-computing skill; no people are described or affected.",
-        "rai:personalSensitiveInformation": "None: the data are synthetic mathematics.",
-        "rai:dataReleaseMaintenancePlan": "Semantic versioning: new cases are minor releases; changed references, "
-                                          "grids, thresholds or contracts are major; old majors are kept two years.",
-    }
+    families = ", ".join(f"{k} {v}" for k, v in sorted(counts.get("families", {}).items()))
+    metadata = mlc.Metadata(
+        name=name, description=description, version=version, license=[license_url], url=url,
+        cite_as=f"{name} {version}, built with casekit", conforms_to=["http://mlcommons.org/croissant/1.0"],
+        keywords=["benchmark", "PDE", "finite element", "LLM agents", "scientific computing"],
+        date_published=datetime.datetime.fromisoformat(date) if date else None,
+        distribution=distribution, record_sets=record_sets,
+        data_collection="Synthetic: every case is authored from a sampled design point; forcing, boundary and "
+                        "initial data are derived symbolically from manufactured solutions, or references are "
+                        "computed by refined finite-element solves.",
+        data_collection_type=["Software Collection"],
+        data_preprocessing_protocol=["Static validation (schemas, residual of the strong form, leak checks), "
+                                     "meshing, reference and calibration solves, trial execution of the calibration "
+                                     "solver and of trivial cheater submissions."],
+        data_limitations=["Cases cover the families, domains and regimes of the design matrix only; runtime "
+                          "thresholds are relative to the calibration solver timed beside each submission."],
+        data_biases=[f"The design matrix over-represents smooth manufactured solutions; per-family counts: "
+                     f"{families}."],
+        data_use_cases=["Evaluating agents that write finite-element solvers; not for training on the references "
+                        "of the test cases."],
+        data_social_impact="Measures a scientific-computing skill; no people are described or affected.",
+        personal_sensitive_information=["None: the data are synthetic mathematics."],
+        data_release_maintenance_plan="Semantic versioning: new cases are minor releases; changed references, "
+                                      "grids, thresholds or contracts are major.",
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        issues = metadata.issues
+    if issues.errors:
+        raise CasekitError("the Croissant metadata is invalid: " + "; ".join(sorted(issues.errors))[:2000])
+    out: dict[str, Any] = metadata.to_json()
+    return out

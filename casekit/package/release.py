@@ -103,6 +103,25 @@ def release(new: Path, old: Path, requested: str | None = None) -> tuple[str, Di
     return version, d
 
 
+def first_release(new: Path, requested: str | None = None) -> tuple[str, int]:
+    """The first release of a dataset: ``requested`` (default: the packaged version) stamped in,
+    and a CHANGELOG that lists what it holds."""
+    manifest, records, _ = _load(new)
+    version = requested or manifest["version"]
+    _tuple(version)
+    _set_version(new, manifest["version"], version)
+    families: dict[str, int] = {}
+    for r in records.values():
+        f = r["pde_classification"]["equation_family"]
+        families[f] = families.get(f, 0) + 1
+    entry = [f"## {version} (first release)", "",
+             f"- {len(records)} case(s) on track(s) {', '.join(manifest['tracks'])}: "
+             + ", ".join(f"{f} {n}" for f, n in sorted(families.items()))]
+    atomic_write_text(new / "CHANGELOG.md", "# Changelog\n\n" + "\n".join(entry) + "\n")
+    write_manifest(new, manifest["name"], version, manifest["tracks"])
+    return version, len(records)
+
+
 def _tuple(v: str) -> tuple[int, ...]:
     try:
         return tuple(int(x) for x in v.split("."))

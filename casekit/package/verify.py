@@ -62,4 +62,29 @@ def verify(root: Path) -> list[Problem]:
             if lib in rec["supported_libraries"] and lib in manifest["tracks"] and \
                     not (root / "prompts" / lib / f"{rec['public_id']}.md").is_file():
                 bad(f"no {lib} prompt", f"prompts/{lib}/{rec['public_id']}.md", rec["id"])
+    for message in _card_problems(root / "README.md"):
+        bad(message, "README.md")
+    return out
+
+
+def _card_problems(path: Path) -> list[str]:
+    """The dataset card as the Hugging Face Hub reads it: front matter with a license and every
+    configuration's files in the ``test`` split."""
+    from huggingface_hub import DatasetCard
+
+    if not path.is_file():
+        return ["the dataset card is missing"]
+    try:
+        data = DatasetCard(path.read_text(encoding="utf-8")).data.to_dict()
+    except Exception as exc:  # the Hub's parser raises several types for a malformed card
+        return [f"the dataset card does not parse as a Hugging Face card: {exc}"]
+    out = [] if data.get("license") else ["the dataset card has no license"]
+    configs = data.get("configs") or []
+    if not configs:
+        out.append("the dataset card declares no configurations")
+    for c in configs:
+        splits = {f.get("split") for f in c.get("data_files") or [] if isinstance(f, dict)}
+        if splits != {"test"}:
+            found = sorted(map(str, splits))
+            out.append(f"configuration {c.get('config_name')!r} is not in the test split (has {found})")
     return out
