@@ -22,13 +22,23 @@ def import_cases(
     file: Path = typer.Argument(..., help="JSONL file of records."),
     out: Path = typer.Option(Path("cases/imported"), "--out", help="Writes OUT/<family>/<id>.yaml."),
     force: bool = typer.Option(False, "--force", help="Replace case sources already in OUT."),
+    repair: bool = typer.Option(False, "--repair", help="Keep what each record means and re-derive what casekit "
+                                "derives (forcing, boundary and initial data, leak-free); foreign keys go; "
+                                "records that cannot be kept faithfully are listed, not written."),
 ) -> None:
     """Convert records into casekit case sources; what cannot be mapped is kept for validation to
     report or listed in OUT/import-report.json, never dropped silently."""
+    import functools
+    import inspect
+
     from casekit.importers import IMPORTERS
     from casekit.jsonio import write_json
 
     convert = IMPORTERS.get(fmt)
+    if repair:
+        if "repair" not in inspect.signature(convert).parameters:
+            raise UsageError(f"the {fmt} importer cannot repair records", valid="casekit import without --repair")
+        convert = functools.partial(convert, repair=True)
     if not file.is_file():
         raise UsageError(f"{file} does not exist")
     if out.exists() and any(out.rglob("*.yaml")) and not force:
@@ -40,7 +50,7 @@ def import_cases(
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-import-", dir=out.parent))
     try:
-        n, failed = _convert_all(file, convert, staging, notes, report)
+        n, failed = _convert_all(file, convert, staging, notes, report, repair)
         write_json(staging / "import-report.json", report)
         for f in sorted(staging.rglob("*")):  # all or nothing: a bad file stops before anything lands
             if f.is_file():
@@ -52,8 +62,12 @@ def import_cases(
     _summary(file, out, n, failed, notes)
 
 
-def _convert_all(file: Path, convert: Any, staging: Path, notes: Counter[str], report: list[dict[str, Any]]
-                 ) -> tuple[int, int]:
+#: note classes that mean a record's problem is not fully understood: not kept on --repair
+UNFAITHFUL = ("unmapped", "inconsistent")
+
+
+def _convert_all(file: Path, convert: Any, staging: Path, notes: Counter[str], report: list[dict[str, Any]],
+                 repair: bool = False) -> tuple[int, int]:
     from casekit import yamlio
     from casekit.jsonio import atomic_write_text, iter_jsonl
 
@@ -71,10 +85,19 @@ def _convert_all(file: Path, convert: Any, staging: Path, notes: Counter[str], r
                            "notes": [{"class": "failed", "text": f"cannot convert: {exc!r}"[:500]}]})
             continue
         src = imported.source
+        entry = {"line": lineno, "original_id": rec["id"], "id": src["id"],
+                 "notes": [{"class": c, "text": t} for c, t in imported.notes]}
+        unfaithful = [t for c, t in imported.notes if c in UNFAITHFUL]
+        if repair and unfaithful:
+            failed += 1
+            notes["not_kept"] += 1
+            entry["id"] = None
+            entry["notes"].append({"class": "not_kept", "text": "not kept: " + "; ".join(unfaithful)})
+            report.append(entry)
+            continue
         atomic_write_text(staging / src["family"] / f"{src['id']}.yaml", yamlio.dumps(src))
         notes.update(cls for cls, _ in imported.notes)
-        report.append({"line": lineno, "original_id": rec["id"], "id": src["id"],
-                       "notes": [{"class": c, "text": t} for c, t in imported.notes]})
+        report.append(entry)
         n += 1
     return n, failed
 

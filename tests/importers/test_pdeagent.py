@@ -69,3 +69,23 @@ def test_round_trip_through_yaml_is_stable(shared_data: Path, rid: str) -> None:
 
     src = convert(records(shared_data)[rid]).source
     assert yamlio.loads(yamlio.dumps(src)) == src
+
+
+def test_the_anchors_resolution_is_cells_per_unit_length_on_every_domain(shared_data: Path) -> None:
+    """mesh.resolution N means h = 1/N: N times the diameter cells across (N*sqrt(3) on the unit
+    cube, where N*sqrt(2) gave half the anchor's degrees of freedom)."""
+    import math
+
+    from casekit.domains import resolve
+
+    recs = records(shared_data)
+    for kind in ("unit_square", "unit_cube", "annulus"):
+        rec = next(r for r in recs.values() if r["oracle_config"]["domain"]["type"] == kind
+                   and "resolution" in r["oracle_config"].get("mesh", {}))
+        src = convert(rec).source
+        n = rec["oracle_config"]["mesh"]["resolution"]
+        diameter = resolve(src["domain"]["template"], src["domain"].get("params")).geometry.diameter()
+        assert src["calibration"]["cells_across"] == round(n * diameter), kind
+    cube = next(r for r in recs.values() if r["oracle_config"]["domain"]["type"] == "unit_cube")
+    assert convert(cube).source["calibration"]["cells_across"] == round(
+        cube["oracle_config"]["mesh"]["resolution"] * math.sqrt(3))
