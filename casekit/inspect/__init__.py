@@ -1,0 +1,129 @@
+"""Running any model on a casekit benchmark through Inspect AI.
+
+The task ``casekit/benchmark`` has one sample per built case: the input is the case's prompt for
+the track (the tier's text, exactly what ``casekit prompt`` renders), the model answers with its
+``solver.py`` (or ``solver.cpp``) in a fenced code block, and the scorer runs casekit's own
+evaluator on it -- the same sandbox, gates and verdict as ``casekit evaluate`` (the verdict is in
+the score's metadata and in ``OUT/verdicts.jsonl`` for ``casekit report``).  With ``attempts``
+above 1 the feedback tier runs: after a failed attempt the model gets casekit's feedback prompt
+(its error value or runtime, the failure category and message, never thresholds) and tries again.
+
+    inspect eval casekit/benchmark --model openai/gpt-4o -T cases=build -T track=dolfinx -T attempts=3
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import ChatMessageUser
+from inspect_ai.scorer import CORRECT, INCORRECT, Score, Target, accuracy, scorer, stderr
+from inspect_ai.solver import Generate, TaskState, solver
+
+from casekit.errors import UsageError
+
+#: fenced code blocks; the language tag is optional
+_BLOCK = re.compile(r"```([A-Za-z0-9+_-]*)[ \t]*\n(.*?)```", re.S)
+_MARKERS = {"python": ("def solve",), "cpp": ("int main", "main(")}
+TIERS = ("single", "plan")
+
+
+def extract_code(text: str, language: str) -> str:
+    """The submission in a model's answer: the last fenced block that defines the entry point
+    (``def solve`` for Python, ``main`` for C++), else the last fenced block, else nothing."""
+    blocks = [body for _, body in _BLOCK.findall(text or "")]
+    marked = [b for b in blocks if any(m in b for m in _MARKERS.get(language, ()))]
+    return (marked or blocks or [""])[-1]
+
+
+class _Bench:
+    """The dataset and evaluator a task scores against (one per task)."""
+
+    def __init__(self, cases: str, track: str, repeats: int, out: str) -> None:
+        from casekit.evaluate.store import open_store
+        from casekit.tracks import TRACKS
+
+        self.track = TRACKS.get(track)
+        self.store = open_store(Path(cases), track)
+        if not self.store.records:
+            raise UsageError(f"{cases} holds no built cases for the {track} track")
+        self.repeats = repeats
+        self.out = Path(out) if out else Path(tempfile.mkdtemp(prefix="casekit-inspect-"))
+
+    def score(self, case_id: str, code: str, attempt: int, system: str) -> dict[str, Any]:
+        from casekit.evaluate.run import evaluate_attempt
+
+        return evaluate_attempt(self.store, case_id, code, self.out, track=self.track.name, system=system,
+                                attempt=attempt, repeats=self.repeats)
+
+
+def _system(state: TaskState) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]", "_", str(state.model))[:80] or "model"
+
+
+@solver
+def attempt_loop(bench: _Bench, attempts: int) -> Any:
+    """Generate, score with casekit's evaluator, and (feedback tier) feed the verdict back until
+    the attempt passes or ``attempts`` are used; the verdicts go into the sample's store."""
+    from casekit.prompts import feedback
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        case_id = state.metadata["case_id"]
+        spec = bench.store.records[case_id]["case_spec"]
+        verdicts: list[dict[str, Any]] = []
+        for n in range(1, attempts + 1):
+            state = await generate(state)
+            code = extract_code(state.output.completion, bench.track.language)
+            verdict = await asyncio.to_thread(bench.score, case_id, code, n, _system(state))
+            verdicts.append(verdict)
+            state.store.set("casekit_verdicts", verdicts)
+            if verdict["passed"] or n == attempts:
+                break
+            state.messages.append(ChatMessageUser(content=feedback(spec, bench.track.name, verdict, code, attempts)))
+        return state
+
+    return solve
+
+
+@scorer(metrics=[accuracy(), stderr()])
+def verdict_scorer(bench: _Bench) -> Any:
+    """Pass is correct; the answer is the stage; the verdict is the metadata."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        verdicts = state.store.get("casekit_verdicts") or []
+        if not verdicts:  # a plain generate() plan: score the final answer
+            code = extract_code(state.output.completion, bench.track.language)
+            verdicts = [await asyncio.to_thread(bench.score, state.metadata["case_id"], code, 1, _system(state))]
+        v = verdicts[-1]
+        failure = v.get("failure") or {}
+        return Score(value=CORRECT if v["passed"] else INCORRECT, answer=v["stage"],
+                     explanation=failure.get("message") or f"error {v['error']}",
+                     metadata={"verdict": v, "attempts": len(verdicts)})
+
+    return score
+
+
+@task
+def benchmark(cases: str = "build", track: str = "dolfinx", tier: str = "single", attempts: int = 1,
+              repeats: int = 3, out: str = "") -> Task:
+    """A casekit benchmark as an Inspect task: ``cases`` a build directory or packaged dataset,
+    ``track`` the library, ``tier`` single or plan (the first prompt), ``attempts`` > 1 for the
+    feedback loop, ``repeats`` timed runs per attempt, ``out`` where verdicts and artifacts go."""
+    from casekit.prompts import render
+
+    if tier not in TIERS:
+        raise UsageError(f"unknown tier {tier!r} for the Inspect task", valid=", ".join(TIERS))
+    if attempts < 1 or repeats < 1:
+        raise UsageError("attempts and repeats must be at least 1")
+    bench = _Bench(cases, track, repeats, out)
+    samples = [Sample(id=str(r.get("public_id") or cid), input=render(r["case_spec"], track, tier),
+                      metadata={"case_id": cid, "family": r["case_spec"]["pde"]["type"],
+                                "domain": r["case_spec"]["domain"]["type"]})
+               for cid, r in sorted(bench.store.records.items())]
+    return Task(dataset=MemoryDataset(samples, name=f"casekit-{track}"), solver=attempt_loop(bench, attempts),
+                scorer=verdict_scorer(bench), metadata={"track": track, "tier": tier, "attempts": attempts})
