@@ -92,6 +92,7 @@ def mesh(case_spec: dict[str, Any], cells_across: int, order: int) -> Any:
     s, dim, diameter = shape(case_spec)
     geo = occ.OCCGeometry(s, dim=dim)
     m = ngsolve.Mesh(geo.GenerateMesh(maxh=diameter / cells_across))
-    if order > 1:
+    dom = case_spec["domain"]
+    if order > 1 and resolve(dom["type"], dom["geometry_params"]).geometry.curved():
         m.Curve(order)
     return m
