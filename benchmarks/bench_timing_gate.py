@@ -20,7 +20,8 @@ comparison, the absolute gate on the build's t_base (the protocol before paired 
 
 The calibration solver is evaluated in every trial (6 x 30 = 180 evaluations per condition), the
 4x solver in the first 10 and the 8x one in the first 3.  Raw ratios go to
-BUILD_DIR/timing-gate.json.  Expect about 2 h per condition with the defaults on 2 cores (it is a
+BUILD_DIR/timing-gate.json after every trial; the same command resumes an interrupted run (delete
+the file to start over).  Expect about 2 h per condition with the defaults on 2 cores (it is a
 benchmark; use --trials 3 for a quick look).
 """
 
@@ -78,13 +79,13 @@ def slow_settings(track: Any, record: dict[str, Any], cache: dict[str, Any], rep
         return cache[cid]  # type: ignore[no-any-return]
     base = calibration_settings(record)
     n0 = int(base["cells_across"])
-    probes: dict[int, float] = {n0: _median_time(track, record, base, repeats + 2)}
+    probes: dict[int, float] = {n0: _median_time(track, record, base, repeats)}
     t0 = probes[n0]
     out: dict[str, Any] = {"t_calibration": t0}
 
     def measure(n: int) -> float:
         if n not in probes:
-            probes[n] = _median_time(track, record, {**base, "cells_across": n}, repeats + 2)
+            probes[n] = _median_time(track, record, {**base, "cells_across": n}, repeats)
         return probes[n]
 
     for name, target in TARGETS.items():
@@ -109,11 +110,15 @@ def slow_settings(track: Any, record: dict[str, Any], cache: dict[str, Any], rep
 
 
 def run_condition(condition: str, store: Any, track: Any, slow: dict[str, Any], trials: int,
-                  trials_slow: dict[str, int], repeats: int, out_dir: Path) -> list[dict[str, Any]]:
+                  trials_slow: dict[str, int], repeats: int, out_dir: Path, rows: list[dict[str, Any]],
+                  save: Any) -> None:
+    """Append the rows of every trial not in ``rows`` yet, saving after each trial (a restart resumes)."""
+    done = {r["trial"] for r in rows if r["condition"] == condition}
     hog = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if condition == "loaded" else None
-    rows = []
     try:
         for trial in range(trials):
+            if trial in done:
+                continue
             t_start = time.monotonic()
             for cid, record in sorted(store.records.items()):
                 attempts = [("calibration", track.calibration_submission(calibration_settings(record),
@@ -141,11 +146,11 @@ def run_condition(condition: str, store: Any, track: Any, slow: dict[str, Any], 
                                  "paired_ratio": v["timing"]["ratio"],
                                  "absolute_ratio": v["runtime"]["max"] / t_base,
                                  "stage": v["stage"]})
+            save()
             print(f"{condition}: trial {trial + 1}/{trials} in {time.monotonic() - t_start:.0f} s", flush=True)
     finally:
         if hog is not None:
             hog.kill()
-    return rows
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -204,11 +209,16 @@ def main() -> None:
     for cid, rec in sorted(store.records.items()):  # the table is saved case by case: a restart resumes
         slow[cid] = slow_settings(track, rec, cache, args.repeats)
         cache_path.write_text(json.dumps(cache, indent=2))
-    rows: list[dict[str, Any]] = []
+    rows: list[dict[str, Any]] = json.loads(results_path.read_text())["rows"] if results_path.exists() else []
+
+    def save() -> None:
+        tmp = results_path.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"rows": rows, "slow": slow}, indent=1))
+        tmp.replace(results_path)
+
     for condition in args.conditions.split(","):
-        rows += run_condition(condition, store, track, slow, args.trials,
-                              {"4x": args.trials_4x, "8x": args.trials_8x}, args.repeats, args.build_dir / "runs")
-        results_path.write_text(json.dumps({"rows": rows, "slow": slow}, indent=1))
+        run_condition(condition, store, track, slow, args.trials, {"4x": args.trials_4x, "8x": args.trials_8x},
+                      args.repeats, args.build_dir / "runs", rows, save)
     report(rows)
 
 
