@@ -131,15 +131,15 @@ def _member(zf: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo], name: str,
         what = "axis" if name in ("x", "y", "z") else "array"
         raise ArtifactError("invalid_artifact", f"solution.npz lacks the {what} {name!r} "
                             f"(it has {', '.join(have) or 'nothing'})")
+    if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+        raise ArtifactError("invalid_artifact", f"array {name!r} is compressed with method {info.compress_type}; "
+                            "stored or deflated members are accepted (numpy.savez / savez_compressed)")
+    most = MAX_NPY_HEADER + 16 + int(np.prod(shape)) * 16  # the header, then the data at 16 bytes a value
+    if info.file_size > most:
+        raise ArtifactError("invalid_artifact", f"array {name!r} declares {info.file_size} bytes, more than a "
+                            f"{'x'.join(map(str, shape))} float array needs")
     with zf.open(info) as fh:
-        version = np.lib.format.read_magic(fh)
-        if version == (1, 0):
-            header = np.lib.format.read_array_header_1_0(fh, max_header_size=10_000)
-        elif version in ((2, 0), (3, 0)):
-            header = np.lib.format.read_array_header_2_0(fh, max_header_size=10_000)
-        else:
-            raise ArtifactError("invalid_artifact", f"{name!r} has an unsupported .npy version {version}")
-        got_shape, fortran, dtype = header
+        got_shape, fortran, dtype = _npy_header(fh, name)
         if not isinstance(dtype, np.dtype) or dtype.kind != "f" or dtype.itemsize > 16 or dtype.hasobject:
             raise ArtifactError("invalid_artifact", f"array {name!r} has dtype {dtype}, a float dtype is needed")
         if tuple(got_shape) != tuple(shape):
@@ -154,6 +154,40 @@ def _member(zf: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo], name: str,
         raise ArtifactError("invalid_artifact", f"array {name!r} is truncated")
     arr = np.frombuffer(raw, dtype=dtype)
     return arr.reshape(shape, order="F" if fortran else "C")
+
+
+#: the longest .npy header read (numpy's own limit for untrusted files is 10 000)
+MAX_NPY_HEADER = 10_000
+
+
+def _npy_header(fh: Any, name: str) -> tuple[tuple[int, ...], bool, np.dtype]:
+    """Shape, order and dtype of an .npy stream, reading at most ``MAX_NPY_HEADER`` bytes of
+    header: the length field is checked before anything is read (numpy's parser reads the
+    declared length, up to 4 GiB, before it compares it with its limit)."""
+    import io
+    import struct
+
+    lead = fh.read(8)
+    if len(lead) < 8 or lead[:6] != b"\x93NUMPY":
+        raise ArtifactError("invalid_artifact", f"{name!r} is not an .npy array")
+    version = (lead[6], lead[7])
+    width = {(1, 0): 2, (2, 0): 4, (3, 0): 4}.get(version)
+    if width is None:
+        raise ArtifactError("invalid_artifact", f"{name!r} has an unsupported .npy version {version}")
+    raw_len = fh.read(width)
+    if len(raw_len) < width:
+        raise ArtifactError("invalid_artifact", f"{name!r} is truncated")
+    (length,) = struct.unpack("<H" if width == 2 else "<I", raw_len)
+    if length > MAX_NPY_HEADER:
+        raise ArtifactError("invalid_artifact", f"{name!r} declares a {length}-byte header; at most "
+                            f"{MAX_NPY_HEADER} are read")
+    header = fh.read(length)
+    if len(header) < length:
+        raise ArtifactError("invalid_artifact", f"{name!r} is truncated")
+    buf = io.BytesIO(raw_len + header)
+    read = np.lib.format.read_array_header_1_0 if width == 2 else np.lib.format.read_array_header_2_0
+    shape, fortran, dtype = read(buf, max_header_size=MAX_NPY_HEADER)
+    return tuple(shape), bool(fortran), dtype
 
 
 #: largest meta.json read, and how deeply it may nest

@@ -77,6 +77,44 @@ def test_a_declared_size_larger_than_the_grid_is_never_inflated(tmp_path: Path) 
         load_solution(tmp_path, SPEC, MASK)
 
 
+def test_a_header_length_bomb_is_refused_before_the_header_is_read(tmp_path: Path) -> None:
+    """A v2 .npy header declaring ~4 GiB (numpy reads the declared length before checking its
+    limit): refused from the length field, whatever the archive's compression."""
+    import tracemalloc
+
+    bomb = b"\x93NUMPY\x02\x00" + (0xFFFFFFF0).to_bytes(4, "little") + b" " * 1000
+    with zipfile.ZipFile(tmp_path / "solution.npz", "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("x.npy", bomb)
+        zf.writestr("y.npy", GOOD["y.npy"])
+        zf.writestr("u.npy", GOOD["u.npy"])
+    tracemalloc.start()
+    with pytest.raises(ArtifactError, match="declares a 4294967280-byte header"):
+        load_solution(tmp_path, SPEC, MASK)
+    assert tracemalloc.get_traced_memory()[1] < 20 << 20
+    tracemalloc.stop()
+
+
+def test_only_numpys_compression_methods_are_read(tmp_path: Path) -> None:
+    with zipfile.ZipFile(tmp_path / "solution.npz", "w", zipfile.ZIP_BZIP2) as zf:
+        for name, data in GOOD.items():
+            zf.writestr(name, data)
+    with pytest.raises(ArtifactError, match="compressed with method"):
+        load_solution(tmp_path, SPEC, MASK)
+
+
+def test_a_member_larger_than_the_grid_can_need_is_never_opened(tmp_path: Path) -> None:
+    big = b"\x93NUMPY\x02\x00" + (0xFFFFFFF0).to_bytes(4, "little")
+    with zipfile.ZipFile(tmp_path / "solution.npz", "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("x.npy", GOOD["x.npy"])
+        zf.writestr("y.npy", GOOD["y.npy"])
+        with zf.open("u.npy", "w", force_zip64=True) as fh:
+            fh.write(big)
+            for _ in range(32):
+                fh.write(b" " * (1 << 20))
+    with pytest.raises(ArtifactError, match="more than a 3x4 float array needs"):
+        load_solution(tmp_path, SPEC, MASK)
+
+
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.one_of(st.binary(max_size=500), st.text(max_size=500).map(str.encode),
                  st.recursive(st.none() | st.booleans() | st.floats() | st.integers() | st.text(max_size=5),
