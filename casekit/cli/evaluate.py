@@ -33,6 +33,9 @@ def evaluate(
                                "apptainer."),
     executor: str = typer.Option("local", "--executor", help=EXECUTOR_HELP),
     scheduler: str = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
+    convergence: str = typer.Option(None, "--convergence", help="Self-convergence diagnostic: run each attempt "
+                                    "again with case_spec['resolution'] set to each of these cells-across values "
+                                    "(e.g. 16,32) and report the observed order; never gates."),
     as_json: bool = typer.Option(False, "--json", help="Print the verdicts as JSON."),
 ) -> None:
     """Run each submission isolated (no network, limits, only the agent view visible), check every
@@ -44,6 +47,14 @@ def evaluate(
 
     if repeats < 1 or jobs < 1:
         raise UsageError("--repeats and --jobs must be at least 1")
+    resolutions: tuple[int, ...] = ()
+    if convergence is not None:
+        from casekit.evaluate.convergence import parse_resolutions
+
+        try:
+            resolutions = parse_resolutions(convergence)
+        except ValueError as exc:
+            raise UsageError(f"--convergence: {exc}", valid="e.g. --convergence 16,32") from None
     if runner not in RUNNERS:
         raise UsageError(f"unknown runner {runner!r}", valid=", ".join(RUNNERS.names()))
     usable, reason = RUNNERS.get(runner).available()
@@ -52,10 +63,11 @@ def evaluate(
     store = open_store(cases, track)
     opts = EvalOptions(store, submissions, out, track, system, repeats, jobs, runner=runner, memory_mb=memory_mb,
                        timing=timing, timing_file=timing_file,
-                       executor=executor_options(executor, scheduler, jobs))
+                       executor=executor_options(executor, scheduler, jobs), convergence=resolutions)
     try:
         verdicts = run_evaluate(opts, progress=lambda v: console_err.print(
-            f"{v['system']} {v['case_id']} attempt {v['attempt']}: {v['stage']}", markup=False, highlight=False))
+            f"{v['system']} {v['case_id']} attempt {v['attempt']}: {v['stage']}", markup=False, highlight=False),
+            warn=lambda message: console_err.print(message, markup=False, highlight=False))
     except KeyboardInterrupt:
         console_err.print(f"interrupted: the verdicts finished so far are in {out / 'verdicts.jsonl'}; run the same "
                           "command again to resume", markup=False)

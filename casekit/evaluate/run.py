@@ -12,7 +12,9 @@ solver timed beside them (paired timing) -- and verdicts are appended to the jou
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +31,9 @@ from casekit.tracks import TRACKS
 
 MAX_SUBMISSION_BYTES = 2 * 1024 * 1024
 TIMING_MODES = ("paired", "build", "file")
-ATTEMPT_DIR = re.compile(r"attempt_(\d{1,6})")
+ATTEMPT_DIR = re.compile(r"attempt_([0-9]{1,6})")
+#: attempts per case and system (feedback loops and best-of-n stay far below)
+MAX_ATTEMPTS = 100
 
 
 @dataclass
@@ -51,6 +55,8 @@ class EvalOptions:
     hide: tuple[Path, ...] = field(default_factory=tuple)
     #: where the case batches run (default: a local pool of ``jobs`` threads)
     executor: ExecutorOptions | None = None
+    #: resolutions of the self-convergence diagnostic runs (empty: none); never gates
+    convergence: tuple[int, ...] = ()
 
     def systems(self) -> list[tuple[str, Path]]:
         dirs = [self.submissions] if isinstance(self.submissions, Path) else list(self.submissions)
@@ -73,41 +79,64 @@ class EvalOptions:
         return out
 
 
+class LayoutError(Exception):
+    """A submission directory that cannot be read as one case's attempts: that case's F-Exec."""
+
+
+def _is_real_dir(p: Path) -> bool:
+    return p.is_dir() and not p.is_symlink()
+
+
 def attempts_of(case_dir: Path) -> list[tuple[int, Path]]:
-    """The attempts in a case directory: ``attempt_<n>`` directories, or the directory itself as
-    attempt 1.  Two directories for the same attempt number (attempt_1, attempt_01) or a mix of
-    both layouts is a usage error."""
+    """The attempts in a case directory: ``attempt_<n>`` directories (n from 1 to
+    ``MAX_ATTEMPTS``, ASCII digits), or the directory itself as attempt 1.  A symbolic link, two
+    directories for one attempt number (attempt_1, attempt_01) or a mix of both layouts raises
+    :class:`LayoutError`, which fails this case only."""
+    if not _is_real_dir(case_dir):
+        raise LayoutError(f"{case_dir.name} is not a directory of its own (a symbolic link or a file)")
     numbered: dict[int, Path] = {}
     for p in sorted(case_dir.iterdir()):
         m = ATTEMPT_DIR.fullmatch(p.name)
-        if not (p.is_dir() and m):
+        if not m:
             continue
+        if not _is_real_dir(p):
+            raise LayoutError(f"{p.name} is not a directory (a symbolic link or a file)")
         n = int(m.group(1))
-        if n < 1:
-            raise UsageError(f"{p}: attempts are numbered from 1", valid="attempt_1, attempt_2, ...")
+        if not 1 <= n <= MAX_ATTEMPTS:
+            raise LayoutError(f"{p.name}: attempts are numbered from 1 to {MAX_ATTEMPTS}")
         if n in numbered:
-            raise UsageError(f"{numbered[n]} and {p} are both attempt {n}", valid="one directory per attempt number")
+            raise LayoutError(f"{numbered[n].name} and {p.name} are both attempt {n}")
         numbered[n] = p
     if numbered:
-        loose = [p.name for p in case_dir.iterdir() if p.is_file() and p.name.startswith("solver.")]
+        loose = [p.name for p in case_dir.iterdir() if p.name.startswith("solver.")]
         if loose:
-            raise UsageError(f"{case_dir} holds both attempt directories and {', '.join(loose)}",
-                             valid="either DIR/<case>/solver.* or DIR/<case>/attempt_<n>/solver.*")
+            raise LayoutError(f"both attempt directories and {', '.join(sorted(loose))}: either <case>/solver.* or "
+                              "<case>/attempt_<n>/solver.*")
         return sorted(numbered.items())
     return [(1, case_dir)]
 
 
 def read_submission(path: Path, names: tuple[str, ...]) -> tuple[dict[str, bytes], tuple[str, str] | None]:
-    """The submission's files, or the reason it cannot be run (that attempt's F-Exec)."""
+    """The submission's files, or the reason it cannot be run (that attempt's F-Exec).  Each is
+    a regular file opened without following links (the evaluator may read what its author could
+    not; a hard link needs read access to its target, so it shows nothing a copy would not)."""
     files = {}
     for name in names:
         f = path / name
-        if f.is_symlink():
-            return {}, ("invalid_submission", f"{name} is a symbolic link")
-        if f.is_file():
-            if f.stat().st_size > MAX_SUBMISSION_BYTES:
+        try:
+            fd = os.open(f, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            why = "a symbolic link" if f.is_symlink() else f"unreadable ({exc.strerror})"
+            return {}, ("invalid_submission", f"{name} is {why}")
+        with os.fdopen(fd, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            if not stat.S_ISREG(st.st_mode):
+                return {}, ("invalid_submission", f"{name} is not a regular file")
+            if st.st_size > MAX_SUBMISSION_BYTES:
                 return {}, ("invalid_submission", f"{name} is larger than {MAX_SUBMISSION_BYTES} bytes")
-            files[name] = f.read_bytes()
+            files[name] = fh.read(MAX_SUBMISSION_BYTES + 1)
     if not files:
         return {}, ("missing_submission", f"no {' or '.join(names)} in {path}")
     return files, None
@@ -130,34 +159,41 @@ def _t_file(opts: EvalOptions) -> dict[str, float]:
     return read_timing_file(opts.timing_file, opts.track)
 
 
-def plan(opts: EvalOptions, journal: Journal) -> tuple[list[CaseBatch], list[dict[str, Any]]]:
-    """Case batches still to run, and the verdicts already in the journal (resumed)."""
+def plan(opts: EvalOptions, journal: Journal, ignored: list[str] | None = None
+         ) -> tuple[list[CaseBatch], list[dict[str, Any]]]:
+    """Case batches still to run, and the verdicts already in the journal (resumed).  A case
+    directory that cannot be read as attempts fails that case (F-Exec, with the reason); an entry
+    that names no case is listed in ``ignored``, never run."""
+    ignored = [] if ignored is None else ignored
     track = TRACKS.get(opts.track)
     names = track.submission_files
     store = opts.store
     batches: dict[str, CaseBatch] = {}
     resumed: list[dict[str, Any]] = []
     for system, root in opts.systems():
-        by_case: dict[str, Path] = {}
-        for case_dir in sorted(p for p in root.iterdir() if p.is_dir()):
+        by_case: dict[str, list[Path]] = {}
+        for case_dir in sorted(root.iterdir()):
             case_id = store.resolve(case_dir.name)
             if case_id is None:
-                raise UsageError(f"{case_dir}: {case_dir.name!r} matches no built case of the {opts.track} track",
-                                 valid=", ".join(sorted(store.public_ids())[:8]) + ", ...")
-            if case_id in by_case:
-                raise UsageError(f"{by_case[case_id]} and {case_dir} are the same case")
-            by_case[case_id] = case_dir
+                if case_dir.is_dir():
+                    ignored.append(f"{system}: {case_dir.name!r} matches no built case of the {opts.track} track")
+                continue
+            by_case.setdefault(case_id, []).append(case_dir)
         for case_id in sorted(store.records):
-            found = by_case.get(case_id)
-            attempts: list[tuple[int, Path | None]] = [*attempts_of(found)] if found is not None else [(1, None)]
-            for n, path in attempts:
-                files: dict[str, bytes]
-                failure: tuple[str, str] | None
-                if path is None:
-                    files, failure = {}, ("missing_submission", "no submission for this case")
-                else:
+            found = by_case.get(case_id, [])
+            attempts: list[tuple[int, Path | None, tuple[str, str] | None]]
+            try:
+                if len(found) > 1:
+                    raise LayoutError(f"{' and '.join(p.name for p in found)} are the same case")
+                attempts = [(n, p, None) for n, p in attempts_of(found[0])] if found else \
+                    [(1, None, ("missing_submission", "no submission for this case"))]
+            except LayoutError as exc:
+                attempts = [(1, None, ("invalid_submission", str(exc)[:500]))]
+            for n, path, failure in attempts:
+                files: dict[str, bytes] = {}
+                if path is not None:
                     files, failure = read_submission(path, names)
-                sha = _sha(files)
+                sha = _sha(files) if files else (hashlib.sha256(repr(failure).encode()).hexdigest() if failure else "")
                 done = journal.done((opts.track, system, case_id, n), sha)
                 if done is not None:
                     resumed.append(done)
@@ -180,6 +216,7 @@ class _Context:
     t_file: dict[str, float]
     out: Path
     hide: tuple[Path, ...]
+    convergence: tuple[int, ...] = ()
 
 
 def score_batch(item: tuple[CaseBatch, _Context]) -> list[dict[str, Any]]:
@@ -193,7 +230,7 @@ def score_batch(item: tuple[CaseBatch, _Context]) -> list[dict[str, Any]]:
                          valid="casekit calibrate-timing over the same cases")
     verdicts = evaluate_case(batch, TRACKS.get(ctx.track), repeats=ctx.repeats, limits=limits, hide=ctx.hide,
                              runner=ctx.runner, timing=ctx.timing, t_file=ctx.t_file.get(record["id"]),
-                             calibration_dir=ctx.out / "calibration" / record["id"])
+                             calibration_dir=ctx.out / "calibration" / record["id"], convergence=ctx.convergence)
     for attempt, v in zip(batch.attempts, verdicts, strict=True):
         if attempt.files:  # the code next to its artifacts (for feedback prompts)
             sub = attempt.artifacts / "submission"
@@ -204,7 +241,8 @@ def score_batch(item: tuple[CaseBatch, _Context]) -> list[dict[str, Any]]:
     return verdicts
 
 
-def evaluate(opts: EvalOptions, progress: Callable[[dict[str, Any]], None] = lambda v: None) -> list[dict[str, Any]]:
+def evaluate(opts: EvalOptions, progress: Callable[[dict[str, Any]], None] = lambda v: None,
+             warn: Callable[[str], None] = lambda message: None) -> list[dict[str, Any]]:
     """Evaluate, appending to ``OUT/verdicts.jsonl`` as each case's verdicts arrive; returns every
     verdict of the journal for this track and these systems."""
     if opts.timing not in TIMING_MODES:
@@ -215,10 +253,13 @@ def evaluate(opts: EvalOptions, progress: Callable[[dict[str, Any]], None] = lam
         raise UsageError(f"{opts.store.root} holds no built cases for the {opts.track} track")
     TRACKS.get(opts.track)
     journal = Journal(opts.out / "verdicts.jsonl")
-    batches, _ = plan(opts, journal)
+    ignored: list[str] = []
+    batches, _ = plan(opts, journal, ignored)
+    for message in ignored:
+        warn(f"ignored: {message}")
     hide = (opts.store.root, opts.out.resolve(), *(p.resolve() for _, p in opts.systems()), *opts.hide)
     ctx = _Context(opts.track, opts.repeats, opts.memory_mb, opts.runner, opts.timing, _t_file(opts),
-                   opts.out, hide)
+                   opts.out, hide, opts.convergence)
 
     def arrived(_: Any, verdicts: list[dict[str, Any]]) -> None:
         journal.append(verdicts)
@@ -233,11 +274,12 @@ def evaluate(opts: EvalOptions, progress: Callable[[dict[str, Any]], None] = lam
 
 def evaluate_attempt(store: CaseStore, case: str, code: str, out: Path, *, track: str = "dolfinx",
                      system: str = "model", attempt: int = 1, repeats: int = 3, memory_mb: int = 4096,
-                     runner: str = "local", timing: str = "paired") -> dict[str, Any]:
+                     runner: str = "local", timing: str = "paired", epoch: int = 1) -> dict[str, Any]:
     """One attempt's verdict, exactly as ``casekit evaluate`` gives it: ``code`` is the track's
     submission file (``solver.py`` or ``solver.cpp``) for the case ``case`` (public or
     descriptive id); the verdict is appended to ``OUT/verdicts.jsonl`` (for ``casekit report``)
-    and returned.  Used by the Inspect integration."""
+    and returned; ``epoch`` > 1 (Inspect's repeated samples) keeps its artifacts apart.  Used by
+    the Inspect integration, which calls it one attempt at a time."""
     case_id = store.resolve(case)
     if case_id is None:
         raise UsageError(f"no built case {case!r} in {store.root}")
@@ -251,9 +293,9 @@ def evaluate_attempt(store: CaseStore, case: str, code: str, out: Path, *, track
         failure = ("missing_submission", f"the answer holds no {name}")
     elif len(data) > MAX_SUBMISSION_BYTES:
         files, failure = {}, ("invalid_submission", f"{name} is larger than {MAX_SUBMISSION_BYTES} bytes")
+    where = out / "artifacts" / system / case_id / (f"epoch_{epoch}" if epoch > 1 else "") / f"attempt_{attempt}"
     batch = CaseBatch(store.records[case_id], store.reference(case_id), [
-        Attempt(system, attempt, files, _sha(files), out / "artifacts" / system / case_id / f"attempt_{attempt}",
-                failure)])
+        Attempt(system, attempt, files, _sha(files), where, failure)])
     ctx = _Context(track, repeats, memory_mb, runner, timing, {}, out, (store.root, out.resolve()))
     [verdict] = score_batch((batch, ctx))
     Journal(out / "verdicts.jsonl").append([verdict])

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import re
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -54,12 +55,16 @@ class _Bench:
             raise UsageError(f"{cases} holds no built cases for the {track} track")
         self.repeats = repeats
         self.out = Path(out) if out else Path(tempfile.mkdtemp(prefix="casekit-inspect-"))
+        #: Inspect runs samples concurrently; their evaluations run one at a time, as in
+        #: ``casekit evaluate`` (timed runs never overlap, and the journal has one writer)
+        self._lock = threading.Lock()
 
-    def score(self, case_id: str, code: str, attempt: int, system: str) -> dict[str, Any]:
+    def score(self, case_id: str, code: str, attempt: int, system: str, epoch: int = 1) -> dict[str, Any]:
         from casekit.evaluate.run import evaluate_attempt
 
-        return evaluate_attempt(self.store, case_id, code, self.out, track=self.track.name, system=system,
-                                attempt=attempt, repeats=self.repeats)
+        with self._lock:
+            return evaluate_attempt(self.store, case_id, code, self.out, track=self.track.name, system=system,
+                                    attempt=attempt, repeats=self.repeats, epoch=epoch)
 
 
 def _system(state: TaskState) -> str:
@@ -79,7 +84,7 @@ def attempt_loop(bench: _Bench, attempts: int) -> Any:
         for n in range(1, attempts + 1):
             state = await generate(state)
             code = extract_code(state.output.completion, bench.track.language)
-            verdict = await asyncio.to_thread(bench.score, case_id, code, n, _system(state))
+            verdict = await asyncio.to_thread(bench.score, case_id, code, n, _system(state), state.epoch)
             verdicts.append(verdict)
             state.store.set("casekit_verdicts", verdicts)
             if verdict["passed"] or n == attempts:
@@ -98,7 +103,8 @@ def verdict_scorer(bench: _Bench) -> Any:
         verdicts = state.store.get("casekit_verdicts") or []
         if not verdicts:  # a plain generate() plan: score the final answer
             code = extract_code(state.output.completion, bench.track.language)
-            verdicts = [await asyncio.to_thread(bench.score, state.metadata["case_id"], code, 1, _system(state))]
+            verdicts = [await asyncio.to_thread(bench.score, state.metadata["case_id"], code, 1, _system(state),
+                                                state.epoch)]
         v = verdicts[-1]
         failure = v.get("failure") or {}
         return Score(value=CORRECT if v["passed"] else INCORRECT, answer=v["stage"],

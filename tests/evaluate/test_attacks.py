@@ -592,14 +592,37 @@ def test_the_environment_is_scrubbed(tmp_path: Path, store, monkeypatch: pytest.
 
 
 # -- small ones ---------------------------------------------------------------------------
-def test_attempt_1_and_attempt_01_are_a_usage_error(tmp_path: Path, store) -> None:
-    rec = record(store, "poisson")
-    subs = tmp_path / "dup"
-    write_submission(subs, rec["id"], "x = 1\n", attempt=1)
-    (subs / rec["id"] / "attempt_01").mkdir()
-    (subs / rec["id"] / "attempt_01" / "solver.py").write_text("x = 2\n")
-    with pytest.raises(UsageError, match="both attempt 1"):
-        evaluate(EvalOptions(store, subs, tmp_path / "out", repeats=1))
+def test_a_hostile_layout_fails_its_own_case_and_nothing_else(tmp_path: Path, store) -> None:
+    """attempt_1 beside attempt_01, a case directory that links to another system's, a solver
+    that links out, attempt numbers past the cap, a stray directory: each fails (or is ignored
+    for) that case only; the other systems' and cases' verdicts are given."""
+    poisson, heat = record(store, "poisson"), record(store, "heat")
+    honest, dup, linked, hard, many = (tmp_path / n for n in ("honest", "dup", "linked", "link_file", "many"))
+    write_submission(honest, poisson["id"], "x = 1\n")
+    write_submission(honest, heat["id"], "x = 1\n")
+    write_submission(dup, poisson["id"], "x = 1\n", attempt=1)
+    (dup / poisson["id"] / "attempt_01").mkdir()
+    (dup / poisson["id"] / "attempt_01" / "solver.py").write_text("x = 2\n")
+    write_submission(dup, heat["id"], "x = 1\n")
+    linked.mkdir()
+    (linked / poisson["id"]).symlink_to(honest / poisson["id"], target_is_directory=True)
+    (linked / "not-a-case").mkdir()
+    (hard / poisson["id"]).mkdir(parents=True)
+    (hard / poisson["id"] / "solver.py").symlink_to(honest / heat["id"] / "solver.py")
+    (many / poisson["id"] / "attempt_101").mkdir(parents=True)
+    warnings: list[str] = []
+    verdicts = evaluate(EvalOptions(store, [honest, dup, linked, hard, many], tmp_path / "out", repeats=1),
+                        warn=warnings.append)
+    by = {(v["system"], v["case_id"]): v for v in verdicts}
+    assert "both attempt 1" in by["dup", poisson["id"]]["failure"]["message"]
+    assert by["dup", heat["id"]]["failure"]["category"] == "crash"  # ran (x = 1 defines no solve)
+    assert "symbolic link" in by["linked", poisson["id"]]["failure"]["message"]
+    assert "symbolic link" in by["link_file", poisson["id"]]["failure"]["message"]
+    assert "numbered from 1 to 100" in by["many", poisson["id"]]["failure"]["message"]
+    assert all(by[s, poisson["id"]]["failure"]["category"] == "invalid_submission"
+               for s in ("dup", "linked", "link_file", "many"))
+    assert by["honest", poisson["id"]]["failure"]["category"] == "crash"
+    assert any("not-a-case" in w for w in warnings)
 
 
 def test_two_systems_of_the_same_name_are_refused(tmp_path: Path, store) -> None:

@@ -41,6 +41,9 @@ AGENT_MESH_CELLS = 16
 #: what compiling a submission may use
 COMPILE_LIMITS = Limits(timeout_sec=900.0, memory_mb=8192, file_mb=1024, disk_mb=2048, nproc=512, nofile=1024)
 
+#: the largest compiled program run (it is copied into every run's working directory)
+MAX_BINARY_BYTES = 128 << 20
+
 CMAKE = """cmake_minimum_required(VERSION 3.13.4)
 find_package(deal.II 9.4 REQUIRED)
 deal_ii_initialize_cached_variables()
@@ -135,6 +138,11 @@ class DealiiTrack(Track):
             errors = [ln for ln in result.stderr.splitlines() if "error" in ln.lower()]
             raise PrepareError("compile_error", "solver.cpp does not compile: "
                                + ("\n".join(errors[:5]) or result.stderr[-1500:]))
+        size = binary.stat().st_size
+        if binary.is_symlink() or size > MAX_BINARY_BYTES:
+            raise PrepareError("compile_error", f"the compiled solver is {size >> 20} MiB; at most "
+                               f"{MAX_BINARY_BYTES >> 20} MiB are run (deal.II programs link deal.II dynamically "
+                               "and are a few MiB)")
         return {"solver": binary.read_bytes()}
 
     def run_spec(self, files: dict[str, bytes], case_spec: dict[str, Any], limits: Limits,

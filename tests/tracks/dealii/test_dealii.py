@@ -124,6 +124,16 @@ def test_a_compile_error_is_f_exec_with_the_compiler_s_first_errors(both, tmp_pa
     assert "undefined_name" in v["failure"]["message"]
 
 
+def test_an_oversized_program_is_refused_before_it_is_copied_into_runs(both, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A binary padded to fill the run's working directory would make every run a setup error
+    (the evaluator's failure, stopping the evaluation): it is this submission's compile_error."""
+    root, _, case_id = both
+    big = "static volatile char pad[136 << 20] = {1};\nint main() { return pad[12345]; }\n"
+    v = _evaluate(root, _submit(tmp_path, case_id, big), tmp_path)
+    assert v["stage"] == "F-Exec" and v["failure"]["category"] == "compile_error"
+    assert "at most 128 MiB" in v["failure"]["message"]
+
+
 WRONG_SHAPE = """#include <fstream>
 #include <vector>
 int main() {
