@@ -22,6 +22,7 @@ import numpy as np
 from casekit.build.machine import machine_label as machine
 from casekit.errors import CasekitError
 from casekit.evaluate.baselines import calibration_settings
+from casekit.evaluate.convergence import self_convergence
 from casekit.evaluate.verdicts import RunScorer, Timing, grid_mask, verdict
 from casekit.execution import Execution, PrepareError, keep, run_label, run_once
 from casekit.runner.limits import Limits
@@ -48,8 +49,11 @@ class CaseBatch:
 
 
 def evaluate_case(batch: CaseBatch, track: Track, *, repeats: int, limits: Limits, hide: tuple[Path, ...],
-                  runner: str, timing: str, t_file: float | None, calibration_dir: Path) -> list[dict[str, Any]]:
-    """Verdicts for every attempt of one case (``timing``: paired, build or file)."""
+                  runner: str, timing: str, t_file: float | None, calibration_dir: Path,
+                  convergence: tuple[int, ...] = ()) -> list[dict[str, Any]]:
+    """Verdicts for every attempt of one case (``timing``: paired, build or file); with
+    ``convergence`` resolutions, every attempt that ran also gets the self-convergence diagnostic
+    (extra runs after the timed rounds, never gating)."""
     record = batch.record
     spec = record["case_spec"]
     mask = grid_mask(spec)
@@ -94,10 +98,21 @@ def evaluate_case(batch: CaseBatch, track: Track, *, repeats: int, limits: Limit
                     ex.failure, ex.failed_run = failure, run_label(r, repeats)
         out = []
         tm = _timing(timing, cal_times, record, t_file)
-        for a, ex, scorer, prepared in states:
+        for i, (a, ex, scorer, prepared) in enumerate(states):
             ex.artifacts = a.artifacts if a.artifacts.exists() else None
+            conv = None
+            if convergence and prepared is not None and ex.ok:
+                def run(spec_n: dict[str, Any], dest: Path, prepared: dict[str, bytes] = prepared) -> tuple[
+                        float | None, str]:
+                    check = RunScorer(spec, reference, mask)  # the same grid and reference
+                    _, failure = run_once(track, prepared, spec_n, dest, limits=limits, hide=hide, runner=runner,
+                                          check=check)
+                    if failure is not None:
+                        return None, failure[1]
+                    return (check.errors[-1], "") if check.errors else (None, "no error was scored")
+                conv = self_convergence(convergence, run, spec, work / f"a{i}-convergence")
             out.append(verdict(record, ex, scorer if prepared is not None else None, tm, track=track.name,
-                               system=a.system, attempt=a.attempt, submission_sha256=a.sha256))
+                               system=a.system, attempt=a.attempt, submission_sha256=a.sha256, convergence=conv))
     return out
 
 

@@ -81,7 +81,8 @@ class RunScorer:
 
 
 def verdict(record: dict[str, Any], ex: Execution, scorer: RunScorer | None, timing: Timing | None, *, track: str,
-            system: str, attempt: int, submission_sha256: str = "") -> dict[str, Any]:
+            system: str, attempt: int, submission_sha256: str = "",
+            convergence: dict[str, Any] | None = None) -> dict[str, Any]:
     spec = record["case_spec"]
     meta_cfg = record["evaluation_metadata"]
     config = record["evaluation_config"]
@@ -106,6 +107,7 @@ def verdict(record: dict[str, Any], ex: Execution, scorer: RunScorer | None, tim
             if (ex.artifacts / name).exists():
                 paths[name.split(".")[0]] = str(ex.artifacts / name)
     diagnostics = _diagnostics(scorer.meta if scorer is not None else {}, runtime)
+    extra = {"convergence": convergence} if convergence is not None else {}
     return unicode_safe({
         "case_id": record["id"], "track": track, "system": system, "attempt": attempt,
         "stage": g.stage, "passed": g.passed,
@@ -131,6 +133,7 @@ def verdict(record: dict[str, Any], ex: Execution, scorer: RunScorer | None, tim
         "math_type": record["pde_classification"]["math_type"],
         "family": record["pde_classification"]["equation_family"],
         "domain": spec["domain"]["type"],
+        **extra,
     })
 
 

@@ -152,3 +152,34 @@ def pass_at_k(verdicts: list[dict[str, Any]]) -> dict[int, float]:
         out[k] = sum(any(v["passed"] for v in vs if v["attempt"] <= k) for vs in by_case.values()) / max(
             len(by_case), 1)
     return out
+
+
+def geometric_mean(values: Iterable[float]) -> float | None:
+    """exp(mean(log x)) of the positive values (CodePDE aggregates nRMSE so); None without any.
+    An exact zero error counts as the smallest positive double, so one perfect case cannot make
+    the mean 0."""
+    logs = [math.log(max(x, 5e-324)) for x in values if x is not None and math.isfinite(x) and x >= 0]
+    return math.exp(sum(logs) / len(logs)) if logs else None
+
+
+def error_summary(verdicts: Iterable[dict[str, Any]], key: str | None) -> dict[str, dict[str, dict[str, Any]]]:
+    """Per group of ``key`` (one group "all" without a key) and system: the geometric mean of the
+    error (casekit's error is CodePDE's nRMSE, ||u - u_ref||_2 / ||u_ref||_2 on the grid) over the
+    verdicts that have one, their count, and the median observed self-convergence order."""
+    groups = group(verdicts, key) if key else {"all": list(verdicts)}
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for g, vs in groups.items():
+        out[g] = {}
+        for system, svs in systems(vs).items():
+            errors = [v["error"] for v in svs if v.get("error") is not None]
+            orders = sorted(o for v in svs if (o := (v.get("convergence") or {}).get("observed_order")) is not None)
+            out[g][system] = {"n": len(errors), "nrmse_geomean": geometric_mean(errors),
+                              "n_order": len(orders), "order_median": _median(orders)}
+    return out
+
+
+def _median(xs: list[float]) -> float | None:
+    if not xs:
+        return None
+    m = len(xs) // 2
+    return xs[m] if len(xs) % 2 else (xs[m - 1] + xs[m]) / 2

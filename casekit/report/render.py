@@ -59,7 +59,16 @@ def report_data(verdicts: list[dict[str, Any]], sources: list[str]) -> dict[str,
         "sensitivity": sensitivity,
         "calibrated_alpha": calibrated,
         "pass_at_k": pass_k,
+        "errors": {"overall": agg.error_summary(first, None), "family": agg.error_summary(first, "family")},
     }
+
+
+def _geo(cell: dict[str, Any] | None) -> str:
+    return "-" if not cell or cell["nrmse_geomean"] is None else f"{cell['nrmse_geomean']:.2e} ({cell['n']})"
+
+
+def _order(cell: dict[str, Any] | None) -> str:
+    return "-" if not cell or cell["order_median"] is None else f"{cell['order_median']:.2f} ({cell['n_order']})"
 
 
 def _span(stamps: Any) -> list[str]:
@@ -84,6 +93,15 @@ def tables(data: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]
         marked = ", ".join(f"{a:g}" for a in data["calibrated_alpha"][which])
         out.append((f"Sensitivity to {which} (calibrated: {marked})", [which, *names],
                     [[a, *(pct(data["sensitivity"][s][which][a]) for s in names)] for a in alphas]))
+    for which, summary in data["errors"].items():
+        header = [which if which != "overall" else "", *names]
+        out.append((f"nRMSE, geometric mean over cases with a result (n) -- {which}", header,
+                    [[g, *(_geo(cells.get(s)) for s in names)] for g, cells in summary.items()]))
+    orders = {g: cells for g, cells in data["errors"]["family"].items()
+              if any(c["n_order"] for c in cells.values())}
+    if orders:
+        out.append(("Observed order of self-convergence, median (n)", ["family", *names],
+                    [[g, *(_order(cells.get(s)) for s in names)] for g, cells in orders.items()]))
     if data["pass_at_k"]:
         ks = list(next(iter(data["pass_at_k"].values())))
         out.append(("pass@k over attempts", ["k", *names],

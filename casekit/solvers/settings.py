@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
 
@@ -30,6 +30,18 @@ class SolveSettings:
         if unknown:
             raise ValueError(f"unknown solve settings {unknown}; known: {sorted(known)}")
         return cls(**data)
+
+    @classmethod
+    def for_case(cls, data: dict[str, Any] | None, case_spec: dict[str, Any]) -> SolveSettings:
+        """The settings, refined as a diagnostic run asks: a case_spec with ``resolution`` (cells
+        across the domain, set only by the evaluator's self-convergence runs) replaces
+        ``cells_across`` and scales the time step with it, so space and time refine together."""
+        st = cls.from_dict(data)
+        n = case_spec.get("resolution")
+        if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+            return st
+        dt = st.dt * st.cells_across / n if st.dt is not None else None
+        return replace(st, cells_across=n, dt=dt)
 
     @property
     def geometry(self) -> int:

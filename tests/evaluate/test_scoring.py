@@ -133,7 +133,8 @@ def test_report_tables_plots_and_html(tmp_path: Path, store) -> None:
         paths.append(str(tmp_path / kind / "verdicts.jsonl"))
     result = runner.invoke(app, ["report", *paths, "--html", str(tmp_path / "html")])
     assert result.exit_code == 0, result.output
-    for words in ("Pass rate (first attempts)", "by family", "Failure categories", "Sensitivity to alpha_acc", "pass@k"):
+    for words in ("Pass rate (first attempts)", "by family", "Failure categories", "Sensitivity to alpha_acc",
+                  "pass@k"):
         assert words in result.output
     for name in ("index.html", "pass_rate_by_family.png", "failure_stages.png", "sensitivity_alpha_acc.png",
                  "sensitivity_alpha_time.png"):

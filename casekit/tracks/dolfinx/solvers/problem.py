@@ -39,7 +39,7 @@ class Dirichlet:
 class Problem:
     def __init__(self, case_spec: dict[str, Any], settings: dict[str, Any]) -> None:
         self.spec = case_spec
-        self.settings = SolveSettings.from_dict(settings)
+        self.settings = SolveSettings.for_case(settings, case_spec)
         dom = case_spec["domain"]
         self.domain = resolve(dom["type"], dom["geometry_params"])
         self.dim = self.domain.dim

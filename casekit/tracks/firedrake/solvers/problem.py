@@ -75,7 +75,7 @@ def periodic_mesh(case_spec: dict[str, Any], settings: SolveSettings) -> tuple[A
 class Problem:
     def __init__(self, case_spec: dict[str, Any], settings: dict[str, Any]) -> None:
         self.spec = case_spec
-        self.settings = SolveSettings.from_dict(settings)
+        self.settings = SolveSettings.for_case(settings, case_spec)
         self.dim = int(case_spec["domain"]["dim"])
         self.ids = {tag: i for i, tag in enumerate(case_spec["domain"]["boundary_tags"], start=1)}
         if case_spec["bc"].get("periodic"):

@@ -46,7 +46,7 @@ def to_cf(expr: sp.Expr, t: Any, symbols: dict[str, Any] | None = None) -> Any:
 class Problem:
     def __init__(self, case_spec: dict[str, Any], settings: dict[str, Any]) -> None:
         self.spec = case_spec
-        self.settings = SolveSettings.from_dict(settings)
+        self.settings = SolveSettings.for_case(settings, case_spec)
         self.dim = int(case_spec["domain"]["dim"])
         self.mesh = make_mesh(case_spec, self.settings.cells_across, self.settings.geometry)
         time = case_spec["pde"].get("time")
