@@ -4,12 +4,14 @@ tau_acc = max(alpha_acc * e_base, tau_min) and tau_time = alpha_time * t_referen
 and ranges of ``schemas/defs.schema.json#/$defs/evaluation_config`` and these defaults (the
 paper's).  At build time t_reference is the calibration's t_base; at evaluation it is, by default,
 the calibration solver re-timed on the evaluating machine next to the submissions (paired
-timing), so the runtime gate is the ratio t_submission / t_calibration <= alpha_time.
+timing), so the runtime gate is the ratio t_submission / t_calibration <= alpha_time, taken
+round by round (:func:`runtime_ratio`).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 from casekit.errors import CasekitError
@@ -43,6 +45,19 @@ def thresholds(config: dict[str, Any], e_base: float, t_base: float) -> dict[str
         "tau_acc": max(config["alpha_acc"] * e_base, config["tau_min"]),
         "tau_time": tau_time(config, t_base),
     }
+
+
+def runtime_ratio(runs: Sequence[float], reference_runs: Sequence[float], t_reference: float) -> float:
+    """The ratio the runtime gate compares with ``alpha_time``.  Paired timing (a calibration run
+    in every round, just before the submission's run of that round): the largest of the rounds'
+    ratios ``t_r / c_r`` -- every run must be fast against the calibration run timed beside it, so
+    load that comes and goes hits both sides of each ratio.  Without per-round reference runs
+    (the build's t_base, a timing file): the slowest run over ``t_reference``."""
+    if not runs:
+        raise ValueError("a runtime ratio needs at least one run")
+    if len(reference_runs) >= len(runs) and all(c > 0 for c in reference_runs[:len(runs)]):
+        return max(t / c for t, c in zip(runs, reference_runs, strict=False))
+    return max(runs) / t_reference
 
 
 def tau_time(config: dict[str, Any], t_reference: float) -> float:

@@ -2,10 +2,10 @@
 
 The case's calibration solver (the submission ``casekit baselines`` writes) runs on this
 machine in the same evaluation, interleaved with the attempts: in each of ``repeats`` rounds it
-runs once, then every attempt still in the race runs once.  The runtime gate compares each
-attempt's median with the calibration's median from these very rounds, so the machine, its load
-and the evaluation's conditions cancel out (``t_submission / t_calibration <= alpha_time``); the
-calibration's cost is shared by all attempts of the batch.  Each worker of a distributed
+runs once, then every attempt still in the race runs once.  The runtime gate divides each of an
+attempt's runs by the calibration run of its round and takes the largest ratio, so the machine,
+its load and the evaluation's conditions cancel out (``t_r / c_r <= alpha_time`` in every round
+r); the calibration's cost is shared by all attempts of the batch.  Each worker of a distributed
 evaluation pairs on itself.
 """
 

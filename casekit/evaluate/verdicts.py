@@ -2,10 +2,12 @@
 
 Every run of an attempt is scored (:class:`RunScorer` is the per-run check): the accuracy gate
 takes the largest error over the runs, so an attempt cannot be fast in some runs and accurate in
-others.  The runtime gate takes the *slowest* run, for the same reason: a run that solves slowly
-and leaves its answer where a later run could find it fast gains nothing.  It compares it with
-``alpha_time * t_reference`` where ``t_reference`` is, by default, the case's calibration solver
-timed on the same machine in the same evaluation (paired timing).  Whatever an artifact holds,
+others.  The runtime gate holds every run to it, for the same reason: a run that solves slowly
+and leaves its answer where a later run could find it fast gains nothing.  By default (paired
+timing) each run is divided by the calibration solver's run timed just before it in the same
+round on the same machine, and the largest of these ratios must be at most ``alpha_time``
+(:func:`casekit.thresholds.runtime_ratio`); without paired runs, the slowest run is compared with
+``alpha_time * t_reference``.  Whatever an artifact holds,
 scoring ends in a verdict: an unexpected error while scoring is that attempt's artifact failure.
 """
 
@@ -27,7 +29,7 @@ from casekit.jsonio import unicode_safe
 from casekit.scoring import metrics
 from casekit.scoring.artifacts import ArtifactError, load_meta, load_solution
 from casekit.scoring.gates import gate
-from casekit.thresholds import tau_time
+from casekit.thresholds import runtime_ratio, tau_time
 
 
 def grid_mask(case_spec: dict[str, Any]) -> np.ndarray:
@@ -94,7 +96,11 @@ def verdict(record: dict[str, Any], ex: Execution, scorer: RunScorer | None, tim
     runtime = ex.slowest if failure is None else None
     t_ref = timing.t_reference if timing is not None else float(meta_cfg["t_base"])
     tau_t = tau_time(config, t_ref)
-    g = gate(failure is None and error is not None, error, tau_acc, runtime, tau_t)
+    ratio = runtime_ratio(ex.solve_times, timing.runs if timing else [], t_ref) \
+        if runtime is not None and t_ref > 0 else None
+    # the gate compares ratio * t_ref with alpha_time * t_ref, i.e. the ratio with alpha_time
+    g = gate(failure is None and error is not None, error, tau_acc, ratio * t_ref if ratio is not None else None,
+             tau_t)
     if failure is None and error is None:
         failure = ("missing_artifact", "no run produced artifacts")
     if failure is None and g.stage == "F-Acc":
@@ -118,7 +124,7 @@ def verdict(record: dict[str, Any], ex: Execution, scorer: RunScorer | None, tim
         "tau_time": tau_t,
         "timing": {"mode": timing.mode if timing else "build", "t_reference": t_ref,
                    "reference_runs": timing.runs if timing else [],
-                   "ratio": runtime / t_ref if runtime is not None and t_ref > 0 else None,
+                   "ratio": ratio,
                    "machine": timing.machine if timing else ""},
         "metrics": scorer.metrics if scorer is not None and error is not None else {},
         "error_profile": scorer.profile if scorer is not None and error is not None else {},

@@ -128,7 +128,11 @@ def regate(v: dict[str, Any], alpha_acc: float | None = None, alpha_time: float 
     # beside it, so this is the ratio t / t_calibration against alpha_time; older verdicts: t_base)
     t_reference = (v.get("timing") or {}).get("t_reference") or cal["t_base"]
     tau = thresholds(config, cal["e_base"], cal["t_base"])
-    runtime = (v["runtime"].get("max") or v["runtime"]["median"]) if v["runtime"] else None
+    ratio = (v.get("timing") or {}).get("ratio")
+    if ratio is not None:  # the gate's own ratio (paired round by round)
+        runtime = ratio * t_reference
+    else:
+        runtime = (v["runtime"].get("max") or v["runtime"]["median"]) if v["runtime"] else None
     return gate(True, v["error"], tau["tau_acc"], runtime, tau_time(config, t_reference)).stage
 
 
