@@ -153,7 +153,8 @@ def test_paired_timing_file_timing_and_calibrate_timing(tmp_path: Path, store) -
     for v in paired:
         t = v["timing"]
         assert t["mode"] == "paired" and len(t["reference_runs"]) == 2 and t["machine"]
-        assert t["ratio"] == pytest.approx(v["runtime"]["max"] / t["t_reference"])
+        runs, cal = v["runtime"]["runs"], t["reference_runs"]  # each run over the calibration run of its round
+        assert t["ratio"] == pytest.approx(max(r / c for r, c in zip(runs, cal, strict=True)))
         assert v["tau_time"] == pytest.approx(v["calibration"]["alpha_time"] * t["t_reference"])
     table = calibrate_timing(store, "dolfinx", tmp_path / "timing.json", repeats=1)
     assert set(table["cases"]) == set(store.records) and table["machine"]["cpu_count"] >= 1
@@ -164,3 +165,21 @@ def test_paired_timing_file_timing_and_calibrate_timing(tmp_path: Path, store) -
         assert v["timing"]["t_reference"] == pytest.approx(table["cases"][v["case_id"]]["t_reference"])
     built = evaluate(EvalOptions(store, subs, tmp_path / "built", repeats=1, timing="build"))
     assert all(v["timing"]["t_reference"] == v["calibration"]["t_base"] for v in built)
+
+
+@given(runs=st.lists(st.floats(0.01, 100.0), min_size=1, max_size=5), k=st.floats(0.1, 10.0),
+       load=st.floats(1.0, 4.0))
+def test_the_paired_ratio_cancels_a_load_shared_by_the_round(runs: list[float], k: float, load: float) -> None:
+    """Round by round: a load that slows the round's calibration and submission alike (x load)
+    leaves the ratio as it was; a submission k times the calibration in every round has ratio k;
+    without per-round runs the slowest run is compared with t_reference."""
+    from casekit.thresholds import runtime_ratio
+
+    cal = list(runs)
+    sub = [k * c for c in cal]
+    assert runtime_ratio(sub, cal, 1.0) == pytest.approx(k)
+    loaded = [load if i == 0 else 1.0 for i in range(len(cal))]
+    busy_sub = [s * f for s, f in zip(sub, loaded, strict=True)]
+    busy_cal = [c * f for c, f in zip(cal, loaded, strict=True)]
+    assert runtime_ratio(busy_sub, busy_cal, 1.0) == pytest.approx(k)
+    assert runtime_ratio(sub, [], 2.0) == pytest.approx(max(sub) / 2.0)

@@ -158,7 +158,7 @@ def test_the_contract_states_what_an_honest_agent_needs() -> None:
     assert "defined\non their own boundary part only" in text or "defined on their own boundary part only" in text
     assert "Not available: dolfinx_mpc" in text and "scipy" in text
     assert "Periodic boundaries" in text and "zeroRowsColumns" in text  # the guide shows how without MPC
-    assert "slowest run" in text and "nothing is cached between runs" in text
+    assert "every run's runtime" in text and "nothing is cached between runs" in text
 
 
 def test_accuracy_feedback_says_where_the_error_is_and_quotes_the_warnings() -> None:
