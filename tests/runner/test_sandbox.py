@@ -3,14 +3,17 @@ per-run cgroups, and the output reader that hostile files cannot fool."""
 
 from __future__ import annotations
 
+import errno
 import os
+import struct
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
 
 from casekit.errors import CasekitError
-from casekit.runner import bwrap, cgroups
+from casekit.runner import bwrap, cgroups, seccomp
 from casekit.runner.base import RunSpec
 from casekit.runner.kinds import local
 from casekit.runner.limits import Limits
@@ -121,3 +124,77 @@ def test_a_trivial_run_reports_exit_timing_and_peak_memory(tmp_path: Path) -> No
     assert (tmp_path / "out" / "result.txt").read_text() == "out\n"
     assert not (tmp_path / "out" / "in.txt").exists()  # inputs are not outputs
     assert any(n.startswith("peak memory") for n in r.notes)
+
+
+# -- the seccomp filter ----------------------------------------------------------------------
+def _verdict(prog: bytes, arch: str, name: str | int, *args: int, audit: int | None = None) -> int:
+    """What the classic-BPF ``prog`` returns for one system call (a small interpreter of the
+    instructions the filter uses), as the errno it fails with (0: allowed)."""
+    nr = seccomp._NUMBERS[arch][name] if isinstance(name, str) else name
+    args6 = (list(args) + [0] * 6)[:6]
+    data = struct.pack("<iIQ6Q", nr, seccomp.AUDIT_ARCH[arch] if audit is None else audit, 0, *args6)
+    insns = [struct.unpack("=HBBI", prog[i:i + 8]) for i in range(0, len(prog), 8)]
+    pc = acc = 0
+    while True:
+        code, jt, jf, k = insns[pc]
+        if code == 0x20:  # ld [k]
+            acc = struct.unpack_from("<I", data, k)[0]
+            pc += 1
+        elif code in (0x15, 0x45):  # jeq / jset
+            hit = acc == k if code == 0x15 else bool(acc & k)
+            pc += 1 + (jt if hit else jf)
+        elif code == 0x06:
+            return 0 if k == seccomp.RET_ALLOW else k & 0xFFFF
+        else:
+            raise AssertionError(f"unexpected BPF instruction {code:#x}")
+
+
+@pytest.mark.parametrize("arch", ["x86_64", "aarch64"])
+def test_the_seccomp_filter_denies_page_cache_probes_and_aio(arch: str) -> None:
+    prog = seccomp.program(arch)
+    for name in ("fadvise64", "readahead", "cachestat", "io_uring_setup", "keyctl", "io_setup", "io_submit",
+                 "io_getevents", "io_cancel", "io_destroy", "io_pgetevents"):
+        assert _verdict(prog, arch, name) == errno.EPERM, name
+    rwf_nowait, rwf_dontcache = 0x8, 0x80
+    for name in ("preadv2", "pwritev2"):
+        assert _verdict(prog, arch, name, 3, 0, 1, 0, 0, 0) == 0  # plain: allowed
+        assert _verdict(prog, arch, name, 3, 0, 1, 0, 0, rwf_nowait) == errno.EOPNOTSUPP
+        assert _verdict(prog, arch, name, 3, 0, 1, 0, 0, rwf_dontcache | 1) == errno.EOPNOTSUPP
+        assert _verdict(prog, arch, name, 3, 0, 1, 0, 0, 1 << 32) == 0  # rwf_t is an int: the kernel sees 0
+    assert _verdict(prog, arch, 63) == 0  # an ordinary call (read / umount2)
+    assert _verdict(prog, arch, 63, audit=0x40000003) == errno.ENOSYS  # a foreign ABI (i386)
+    if arch == "x86_64":
+        assert _verdict(prog, arch, 0x40000000 | 0) == errno.EPERM  # x32
+
+
+def _python_run(tmp_path: Path, code: str) -> str:
+    """``code`` run by this interpreter inside the local sandbox; its stdout."""
+    venv, base = Path(sys.prefix), Path(os.path.realpath(sys.executable)).parent.parent
+    spec = RunSpec([sys.executable, "-I", "probe.py"], {"probe.py": textwrap.dedent(code).encode()},
+                   {"PATH": "/usr/bin:/bin"}, Limits(timeout_sec=60, memory_mb=512), timing="none",
+                   needs=(venv, base))
+    r = local.LocalRunner().run(spec, tmp_path / "out")
+    assert r.exit_code == 0 and not r.setup_error, (r.setup_error, r.stderr)
+    return r.stdout
+
+
+@pytest.mark.skipif(local.isolation_mode() == "unavailable", reason=local.unavailable_reason() or "")
+def test_a_run_cannot_read_page_cache_residency(tmp_path: Path) -> None:
+    """RWF_NOWAIT reads (EAGAIN on a page that is not cached) and Linux AIO fail; reads work."""
+    out = _python_run(tmp_path, '''
+        import ctypes, os
+        fd = os.open(os.path.realpath("/usr/bin/env"), os.O_RDONLY)
+        buf = bytearray(4096)
+        try:
+            print("NOWAIT READ", os.preadv(fd, [buf], 0, os.RWF_NOWAIT))
+        except OSError as exc:
+            print("nowait", exc.errno)
+        print("plain", os.preadv(fd, [buf], 0), len(os.pread(fd, 4096, 0)), len(os.read(fd, 4096)))
+        libc = ctypes.CDLL(None, use_errno=True)
+        ctx = ctypes.c_ulong(0)
+        rc = libc.syscall({io_setup}, 1, ctypes.byref(ctx))
+        print("AIO" if rc == 0 else "aio", ctypes.get_errno())
+    '''.replace("{io_setup}", str(seccomp._NUMBERS[os.uname().machine]["io_setup"])))
+    assert f"nowait {errno.EOPNOTSUPP}" in out and "NOWAIT READ" not in out, out
+    assert "plain 4096 4096 4096" in out, out
+    assert f"aio {errno.EPERM}" in out and "AIO" not in out, out
