@@ -105,7 +105,8 @@ def command(*, argv: list[str], env: dict[str, str], needs: list[Path], masks: l
             "--proc", "/proc", "--dev", "/dev", "--ro-bind-try", "/sys", "/sys", "--dir", "/var",
             # the host's cgroup tree (other runs' usage, the host's services) is not the run's business
             "--perms", "0555", "--size", "4096", "--tmpfs", "/sys/fs/cgroup",
-            # kernel state that outlives processes (keyrings, page cache) is out of reach
+            # kernel state that outlives processes (keyrings, page cache) is out of reach, and no
+            # user namespace can be made, in either mode (seccomp.py)
             "--seccomp", SECCOMP_FD]
     for p in SCRATCH:
         args += ["--perms", "1777", "--size", str(scratch_bytes), "--tmpfs", p]
@@ -118,7 +119,7 @@ def command(*, argv: list[str], env: dict[str, str], needs: list[Path], masks: l
              "--bind", str(work), str(WORK), "--chdir", str(WORK), "--clearenv"]
     for k, v in sorted({**env, "HOME": str(HOME), "TMPDIR": "/tmp"}.items()):
         args += ["--setenv", k, v]
-    if mode == "userns":
+    if mode == "userns":  # --disable-userns on top of the seccomp filter's rule
         args += ["--unshare-user", "--disable-userns", "--uid", str(uid), "--gid", str(gid)]
         drop: list[str] = []
     else:

@@ -14,6 +14,12 @@ other processes (``io_uring``, which executes such operations outside seccomp's 
 ``RWF_DONTCACHE``, ... -- fails with EOPNOTSUPP, the kernel's answer for a flag it does not
 support, so programs fall back to plain reads).
 
+New **user namespaces** are denied in every mode (in a user namespace of its own a run would have
+every capability, and the kernel's whole namespaced attack surface): ``unshare`` and ``clone``
+with ``CLONE_NEWUSER`` fail with EPERM, and ``clone3``, whose flags seccomp cannot see (they are
+in memory), fails with ENOSYS -- the C library then falls back to ``clone`` (threads, ``fork``
+and ``posix_spawn`` never ask for a user namespace).
+
 The filter is classic BPF, built here without libseccomp and handed to bubblewrap
 (``--seccomp FD``).  Supported: x86_64 and aarch64 (both little-endian: the low 32 bits of
 argument ``i`` are at offset ``16 + 8 i`` of ``struct seccomp_data``); elsewhere the local
@@ -32,6 +38,7 @@ RET_ALLOW = 0x7FFF0000
 RET_ERRNO = 0x00050000
 AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
 X32_SYSCALL_BIT = 0x40000000
+CLONE_NEWUSER = 0x10000000
 
 #: the denied system calls, by name (numbers per architecture below)
 DENIED = ("add_key", "request_key", "keyctl", "fadvise64", "readahead", "cachestat", "io_uring_setup",
@@ -39,17 +46,21 @@ DENIED = ("add_key", "request_key", "keyctl", "fadvise64", "readahead", "cachest
           "io_setup", "io_submit", "io_getevents", "io_cancel", "io_destroy", "io_pgetevents")
 #: allowed only when the flags argument (its index) is 0: RWF_NOWAIT reads page-cache residency
 FLAGS_MUST_BE_ZERO = {"preadv2": 5, "pwritev2": 5}
+#: denied when the flags argument (its index) asks for a new user namespace
+NO_NEW_USERNS = {"unshare": 0, "clone": 0}
+#: ENOSYS: their flags are in memory, out of seccomp's sight; the C library falls back to clone
+UNSUPPORTED = ("clone3",)
 _NUMBERS = {
     "x86_64": {"add_key": 248, "request_key": 249, "keyctl": 250, "fadvise64": 221, "readahead": 187,
                "cachestat": 451, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
                "perf_event_open": 298, "bpf": 321, "userfaultfd": 323,
                "io_setup": 206, "io_destroy": 207, "io_getevents": 208, "io_submit": 209, "io_cancel": 210,
-               "io_pgetevents": 333, "preadv2": 327, "pwritev2": 328},
+               "io_pgetevents": 333, "preadv2": 327, "pwritev2": 328, "unshare": 272, "clone": 56, "clone3": 435},
     "aarch64": {"add_key": 217, "request_key": 218, "keyctl": 219, "fadvise64": 223, "readahead": 213,
                 "cachestat": 451, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
                 "perf_event_open": 241, "bpf": 280, "userfaultfd": 282,
                 "io_setup": 0, "io_destroy": 1, "io_submit": 2, "io_cancel": 3, "io_getevents": 4,
-                "io_pgetevents": 292, "preadv2": 286, "pwritev2": 287},
+                "io_pgetevents": 292, "preadv2": 286, "pwritev2": 287, "unshare": 97, "clone": 220, "clone3": 435},
 }
 
 
@@ -109,7 +120,11 @@ def program(machine: str | None = None) -> bytes:
         p.jump(_JSET_K, X32_SYSCALL_BIT, "eperm", 0)
     for name in DENIED:
         p.jump(_JEQ_K, nr[name], "eperm", 0)
+    for name in UNSUPPORTED:
+        p.jump(_JEQ_K, nr[name], "enosys", 0)
     for name in FLAGS_MUST_BE_ZERO:
+        p.jump(_JEQ_K, nr[name], f"check-{name}", 0)
+    for name in NO_NEW_USERNS:
         p.jump(_JEQ_K, nr[name], f"check-{name}", 0)
     p.ret(RET_ALLOW)
     # rwf_t is an int: the kernel reads only the low 32 bits of the register
@@ -117,6 +132,11 @@ def program(machine: str | None = None) -> bytes:
         p.label(f"check-{name}")
         p.ld(_arg_low(index))
         p.jump(_JEQ_K, 0, "allow", "eopnotsupp")
+    # CLONE_NEWUSER is in the low 32 bits of the (unsigned long) flags
+    for name, index in NO_NEW_USERNS.items():
+        p.label(f"check-{name}")
+        p.ld(_arg_low(index))
+        p.jump(_JSET_K, CLONE_NEWUSER, "eperm", "allow")
     p.label("allow")
     p.ret(RET_ALLOW)
     p.label("eperm")

@@ -227,6 +227,7 @@ def test_no_capabilities_no_way_out_and_no_timing_channel(tmp_path: Path, store)
     out = stdout_of(v)
     assert "UID 65534 CAPS 0000000000000000" in out, out
     assert "CMD umount 0" not in out and "CMD mount 0" not in out
+    assert "CMD unshare" in out and "CMD unshare 0" not in out, out  # no user namespace, in any mode
     assert v["stage"] == "F-Acc"
     assert v["runtime"]["median"] >= 2.0  # no byte written anywhere ended the timed region early
 

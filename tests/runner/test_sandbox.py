@@ -198,3 +198,40 @@ def test_a_run_cannot_read_page_cache_residency(tmp_path: Path) -> None:
     assert f"nowait {errno.EOPNOTSUPP}" in out and "NOWAIT READ" not in out, out
     assert "plain 4096 4096 4096" in out, out
     assert f"aio {errno.EPERM}" in out and "AIO" not in out, out
+
+
+@pytest.mark.parametrize("arch", ["x86_64", "aarch64"])
+def test_the_seccomp_filter_denies_new_user_namespaces(arch: str) -> None:
+    prog = seccomp.program(arch)
+    newuser, newns, sigchld, clone_vm = 0x10000000, 0x00020000, 17, 0x100
+    assert _verdict(prog, arch, "unshare", newuser) == errno.EPERM
+    assert _verdict(prog, arch, "unshare", newuser | newns) == errno.EPERM
+    assert _verdict(prog, arch, "unshare", newns) == 0  # the kernel refuses it without capabilities
+    assert _verdict(prog, arch, "clone", newuser | sigchld) == errno.EPERM
+    assert _verdict(prog, arch, "clone", sigchld) == 0  # fork
+    assert _verdict(prog, arch, "clone", 0x3D0F00) == 0  # a thread (CLONE_VM|FS|FILES|SIGHAND|THREAD|...)
+    assert _verdict(prog, arch, "clone", clone_vm | sigchld | (1 << 32)) == 0
+    assert _verdict(prog, arch, "clone3") == errno.ENOSYS  # its flags are in memory: the C library falls back
+
+
+@pytest.mark.skipif(local.isolation_mode() == "unavailable", reason=local.unavailable_reason() or "")
+def test_a_run_cannot_make_a_user_namespace_but_threads_and_processes_work(tmp_path: Path) -> None:
+    """In a user namespace of its own a run would have every capability (root mode included)."""
+    out = _python_run(tmp_path, '''
+        import ctypes, subprocess, threading
+        for cmd in (["unshare", "-U", "id", "-u"], ["unshare", "-Urm", "id", "-u"]):
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            print("USERNS" if r.returncode == 0 else "denied", r.stdout.strip(), r.stderr.strip())
+        libc = ctypes.CDLL(None, use_errno=True)
+        print("unshare", libc.unshare(0x10000000), ctypes.get_errno())
+        got = []
+        threads = [threading.Thread(target=got.append, args=(i,)) for i in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        print("threads", len(got), "child", subprocess.run(["/bin/echo", "ok"], capture_output=True).stdout)
+    ''')
+    assert "USERNS" not in out and out.count("denied") == 2, out
+    assert f"unshare -1 {errno.EPERM}" in out, out
+    assert "threads 4 child b'ok\\n'" in out, out
