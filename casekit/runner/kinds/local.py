@@ -39,11 +39,11 @@ import threading
 import time
 from functools import cache
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 from casekit.errors import CasekitError
 from casekit.runner import bwrap, cgroups, seccomp
-from casekit.runner.base import RUNNERS, TAIL_BYTES, RunResult, RunSpec
+from casekit.runner.base import RUNNERS, RunResult, RunSpec, Tail
 from casekit.runner.supervisor import SETUP_FAILED
 
 SUPERVISOR = Path(__file__).resolve().parent.parent / "supervisor.py"
@@ -63,25 +63,6 @@ def _casekit_paths() -> list[Path]:
     pkg = Path(casekit.__file__).resolve().parent
     installed = [Path(p) / "casekit" for p in site.getsitepackages()]
     return [pkg, pkg.parent / "schemas", pkg.parent / "templates", pkg.parent / "cases", *installed]
-
-
-class _Tail:
-    """Drains a pipe in a thread, keeping only the last TAIL_BYTES."""
-
-    def __init__(self, stream: BinaryIO) -> None:
-        self.data = bytearray()
-        self.thread = threading.Thread(target=self._drain, args=(stream,), daemon=True)
-        self.thread.start()
-
-    def _drain(self, stream: BinaryIO) -> None:
-        for chunk in iter(lambda: stream.read1(65536), b""):  # type: ignore[attr-defined]
-            self.data += chunk
-            if len(self.data) > 2 * TAIL_BYTES:
-                del self.data[:-TAIL_BYTES]
-
-    def text(self) -> str:
-        self.thread.join(timeout=5)
-        return bytes(self.data[-TAIL_BYTES:]).decode("utf-8", "replace")
 
 
 class _Results:
@@ -246,7 +227,7 @@ class LocalRunner:
                                 stderr=subprocess.PIPE, start_new_session=True)
         for fd in (w_start, w_end, w_res):
             os.close(fd)
-        out, err = _Tail(proc.stdout), _Tail(proc.stderr)  # type: ignore[arg-type]
+        out, err = Tail(proc.stdout), Tail(proc.stderr)  # type: ignore[arg-type]
         results = _Results(r_res, dest)
         try:
             assert proc.stdin is not None
