@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import os
+import shutil
 import struct
 import sys
 import textwrap
@@ -235,3 +236,52 @@ def test_a_run_cannot_make_a_user_namespace_but_threads_and_processes_work(tmp_p
     assert "USERNS" not in out and out.count("denied") == 2, out
     assert f"unshare -1 {errno.EPERM}" in out, out
     assert "threads 4 child b'ok\\n'" in out, out
+
+
+# -- hidden paths ----------------------------------------------------------------------------
+def test_every_hidden_path_a_run_would_see_is_masked_or_the_run_refused(tmp_path: Path) -> None:
+    env = tmp_path / "env"
+    (env / "lib" / "build").mkdir(parents=True)
+    (env / "salt.key").write_text("salt")
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    dirs, files = local.masks((env / "lib" / "build", env / "lib" / "build" / "inner", env / "salt.key", outside,
+                               tmp_path / "missing-but-invisible"), [env])
+    assert (dirs, files) == ([env / "lib" / "build"], [env / "salt.key"])  # inner: masked with its parent
+    usr = Path("/usr")
+    dirs, files = local.masks((usr / "bin" / "env",), [])
+    assert files == [Path(os.path.realpath(usr / "bin" / "env"))]  # a file of the system directories
+    # a directory holding the environment is not visible itself: only the environment is bound
+    assert local.masks((tmp_path,), [env]) == ([], [])
+    for bad, why in ((env, "holds"), (usr, "holds"), (usr / "share", "holds"), (env / "lib" / "not-yet", "does not exist")):
+        with pytest.raises(local.Unmaskable, match=why):
+            local.masks((bad,), [env, usr / "share" / "env"])  # an environment inside a system directory
+    cmd = bwrap.command(argv=["/x"], env={}, needs=[env], masks=dirs, work=Path("/w"), scratch_bytes=1, mode="root",
+                        uid=65534, gid=65534, start_fd=None, timing="none", mask_files=[env / "salt.key"],
+                        empty=Path("/run-dir/masked"))
+    assert f"--ro-bind /run-dir/masked {env / 'salt.key'}" in " ".join(cmd)
+
+
+@pytest.mark.skipif(local.isolation_mode() == "unavailable", reason=local.unavailable_reason() or "")
+@pytest.mark.skipif(not os.access("/usr/local/share", os.W_OK), reason="needs a writable /usr/local/share")
+def test_hidden_files_and_directories_under_the_system_directories_are_invisible(tmp_path: Path) -> None:
+    """A build directory or a salt file kept under /usr (bound into every run) stays hidden."""
+    base = Path("/usr/local/share") / f"casekit-hide-test-{os.getpid()}"
+    build, salt = base / "build", base / "salt.key"
+    build.mkdir(parents=True)
+    try:
+        (build / "reference.npz").write_text("REFERENCE")
+        salt.write_text("SALTVALUE")
+        (base / "public.txt").write_text("public")
+        script = f"cat {build}/reference.npz; ls -A {build}; cat {salt}; cat {base}/public.txt; echo end"
+        spec = RunSpec(["/bin/sh", "-c", script], {}, {"PATH": "/usr/bin:/bin"}, Limits(timeout_sec=30, memory_mb=256),
+                       timing="none", hide=(build, salt))
+        r = local.LocalRunner().run(spec, tmp_path / "out")
+        assert not r.setup_error and "end" in r.stdout, (r.setup_error, r.stderr)
+        assert "REFERENCE" not in r.stdout and "reference.npz" not in r.stdout and "SALTVALUE" not in r.stdout, r.stdout
+        assert "public" in r.stdout  # only what is hidden is masked
+        refused = local.LocalRunner().run(RunSpec(["/bin/true"], {}, {"PATH": "/usr/bin:/bin"}, timing="none",
+                                                  hide=(base / "not-yet-created",)), tmp_path / "out2")
+        assert "does not exist" in refused.setup_error and refused.exit_code is None
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
