@@ -69,15 +69,23 @@ class Unmaskable(Exception):
     """A hidden path the run would see and that cannot be masked: the run is refused."""
 
 
+#: cache directories at the top of a bound environment (Firedrake's default is ``sys.prefix/.cache``
+#: when the prefix is writable): whatever a trusted process compiled there is not a run's business
+ENV_CACHES = (".cache",)
+
+
 def masks(hide: tuple[Path, ...], needs: list[Path]) -> tuple[list[Path], list[Path]]:
     """(directories, other files) to mask in a run: every path of ``hide`` -- and of casekit's
-    own package and data -- that the run would see, i.e. that lies inside a system directory or
-    a bound environment (``needs``, resolved).  Raises :class:`Unmaskable` for a hidden path that
-    is visible and cannot be masked: one that is (or holds) what the run needs, or one that does
-    not exist yet (created later, it would appear in the live bind)."""
+    own package and data, and the cache directories of the bound environments -- that the run
+    would see, i.e. that lies inside a system directory or a bound environment (``needs``,
+    resolved).  Raises :class:`Unmaskable` for a hidden path that is visible and cannot be
+    masked: one that is (or holds) what the run needs, or one that does not exist yet (created
+    later, it would appear in the live bind)."""
     roots = bwrap.visible_roots(needs)
     strict = {Path(os.path.realpath(p)) for p in hide}
-    optional = {Path(os.path.realpath(p)) for p in _casekit_paths()} - strict  # where casekit may be installed
+    # where casekit may be installed, and caches left in an environment: masked where they exist
+    optional = {Path(os.path.realpath(p)) for p in (*_casekit_paths(), *(n / c for n in needs for c in ENV_CACHES))}
+    optional -= strict
     found: list[Path] = []
     for path in sorted(strict | optional, key=lambda q: len(q.parts)):
         if not any(r == path or r in path.parents for r in roots):
