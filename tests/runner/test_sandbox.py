@@ -253,7 +253,8 @@ def test_every_hidden_path_a_run_would_see_is_masked_or_the_run_refused(tmp_path
     assert files == [Path(os.path.realpath(usr / "bin" / "env"))]  # a file of the system directories
     # a directory holding the environment is not visible itself: only the environment is bound
     assert local.masks((tmp_path,), [env]) == ([], [])
-    for bad, why in ((env, "holds"), (usr, "holds"), (usr / "share", "holds"), (env / "lib" / "not-yet", "does not exist")):
+    for bad, why in ((env, "holds"), (usr, "holds"), (usr / "share", "holds"),
+                     (env / "lib" / "not-yet", "does not exist")):
         with pytest.raises(local.Unmaskable, match=why):
             local.masks((bad,), [env, usr / "share" / "env"])  # an environment inside a system directory
     cmd = bwrap.command(argv=["/x"], env={}, needs=[env], masks=dirs, work=Path("/w"), scratch_bytes=1, mode="root",
@@ -285,3 +286,23 @@ def test_hidden_files_and_directories_under_the_system_directories_are_invisible
         assert "does not exist" in refused.setup_error and refused.exit_code is None
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+def test_casekit_is_masked_but_not_another_distributions_directories(monkeypatch: pytest.MonkeyPatch,
+                                                                     tmp_path: Path) -> None:
+    """Installed from a wheel, casekit's data is inside the package; a 'templates' directory next to
+    it in site-packages belongs to someone else and stays visible."""
+    import casekit
+
+    site_dir = tmp_path / "site-packages"
+    (site_dir / "casekit").mkdir(parents=True)
+    (site_dir / "templates").mkdir()
+    monkeypatch.setattr(casekit, "__file__", str(site_dir / "casekit" / "__init__.py"))
+    dirs, _ = local.masks((), [site_dir])
+    assert site_dir / "casekit" in dirs and site_dir / "templates" not in dirs
+    (tmp_path / "pyproject.toml").write_text("")  # a source checkout: its data directories are casekit's
+    (tmp_path / "casekit").mkdir()
+    (tmp_path / "templates").mkdir()
+    monkeypatch.setattr(casekit, "__file__", str(tmp_path / "casekit" / "__init__.py"))
+    dirs, _ = local.masks((), [tmp_path])
+    assert {tmp_path / "casekit", tmp_path / "templates"} <= set(dirs)

@@ -55,14 +55,18 @@ MAX_OUTPUT_FILES = 32
 
 def _casekit_paths() -> list[Path]:
     """casekit's own package and data (wherever they are installed): never visible to a run, even
-    inside a bound environment."""
+    inside a bound environment or a system directory.  The data directories next to the package
+    are casekit's only in a source checkout (an installed wheel carries them inside the package;
+    next to it, in site-packages, a directory of that name belongs to another distribution)."""
     import site
 
     import casekit
 
     pkg = Path(casekit.__file__).resolve().parent
     installed = [Path(p) / "casekit" for p in site.getsitepackages()]
-    return [pkg, pkg.parent / "schemas", pkg.parent / "templates", pkg.parent / "cases", *installed]
+    data = [pkg.parent / d for d in ("schemas", "templates", "cases")] if (pkg.parent / "pyproject.toml").is_file() \
+        else []
+    return [pkg, *data, *installed]
 
 
 class Unmaskable(Exception):
