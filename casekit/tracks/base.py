@@ -54,8 +54,13 @@ def trusted_cache_dir() -> Path:
     caches: a temporary directory of this process, removed when it exits.  Never inside a track's
     environment, which is bound into every sandboxed run: compiled kernels left there would let a
     submission skip the compilation that the calibration pays."""
-    path = Path(tempfile.mkdtemp(prefix="casekit-trusted-jit-"))
-    atexit.register(shutil.rmtree, path, True)
+    path, owner = Path(tempfile.mkdtemp(prefix="casekit-trusted-jit-")), os.getpid()
+
+    def remove() -> None:  # by the process that made it (not by a forked child exiting)
+        if os.getpid() == owner:
+            shutil.rmtree(path, ignore_errors=True)
+
+    atexit.register(remove)
     return path
 
 
