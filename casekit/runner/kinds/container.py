@@ -163,11 +163,12 @@ def _watch(proc: subprocess.Popen[bytes], reader: int, deadline: float) -> tuple
     started = None
     sel = selectors.DefaultSelector()
     sel.register(reader, selectors.EVENT_READ, "start")
+    pidfd: int | None = None
     try:
-        pidfd: int | None = os.pidfd_open(proc.pid)
+        pidfd = os.pidfd_open(proc.pid)
         sel.register(pidfd, selectors.EVENT_READ, "exit")
     except (AttributeError, OSError):  # no pidfd (Linux < 5.3): poll the process
-        pidfd = None
+        pass
     try:
         while True:
             remaining = deadline - time.monotonic()
