@@ -51,8 +51,9 @@ class RunSpec:
     env: dict[str, str]
     limits: Limits = field(default_factory=Limits)
     timing: str = "harness"
-    #: host paths the run must not see even where they lie inside a needed path (evaluator data;
-    #: casekit's own package is always added)
+    #: host paths the run must not see (evaluator data; casekit's own package is always added):
+    #: masked wherever the run would see them -- inside a needed path or a system directory --
+    #: and a run where one cannot be masked is refused (a setup error)
     hide: tuple[Path, ...] = ()
     #: read-only host paths the command needs (interpreters, libraries); nothing else of the host
     #: file system exists in a local sandbox
