@@ -2,15 +2,36 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import BinaryIO, Protocol
 
 from casekit.registry import Registry
 from casekit.runner.limits import Limits
 
 #: kept of stdout/stderr per run (the tail)
 TAIL_BYTES = 64 * 1024
+
+
+class Tail:
+    """Drains a pipe in a thread (a run that prints a lot never blocks on it), keeping only the
+    last TAIL_BYTES."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self.data = bytearray()
+        self.thread = threading.Thread(target=self._drain, args=(stream,), daemon=True)
+        self.thread.start()
+
+    def _drain(self, stream: BinaryIO) -> None:
+        for chunk in iter(lambda: stream.read1(65536), b""):  # type: ignore[attr-defined]
+            self.data += chunk
+            if len(self.data) > 2 * TAIL_BYTES:
+                del self.data[:-TAIL_BYTES]
+
+    def text(self) -> str:
+        self.thread.join(timeout=5)
+        return bytes(self.data[-TAIL_BYTES:]).decode("utf-8", "replace")
 
 
 @dataclass
@@ -30,8 +51,9 @@ class RunSpec:
     env: dict[str, str]
     limits: Limits = field(default_factory=Limits)
     timing: str = "harness"
-    #: host paths the run must not see even where they lie inside a needed path (evaluator data;
-    #: casekit's own package is always added)
+    #: host paths the run must not see (evaluator data; casekit's own package is always added):
+    #: masked wherever the run would see them -- inside a needed path or a system directory --
+    #: and a run where one cannot be masked is refused (a setup error)
     hide: tuple[Path, ...] = ()
     #: read-only host paths the command needs (interpreters, libraries); nothing else of the host
     #: file system exists in a local sandbox

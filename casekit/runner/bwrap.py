@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path, PurePosixPath
 
@@ -76,6 +77,13 @@ def _system_binds() -> list[str]:
     return args
 
 
+def visible_roots(needs: list[Path]) -> list[Path]:
+    """The host directories a run sees (each bound read-only at its own path): the system
+    directories (merged-/usr links resolve into them), ``/sys`` and the run's ``needs``."""
+    system = [Path("/") / name for name in SYSTEM_DIRS]
+    return [*(p for p in system if p.is_dir() and not p.is_symlink()), Path("/sys"), *needs]
+
+
 def _parents(path: PurePosixPath, made: set[PurePosixPath]) -> list[str]:
     """Directories (mode 0755) leading to ``path``, so a bind inside a private host directory
     (such as /root) is reachable by the sandbox user."""
@@ -89,11 +97,14 @@ def _parents(path: PurePosixPath, made: set[PurePosixPath]) -> list[str]:
 
 
 def command(*, argv: list[str], env: dict[str, str], needs: list[Path], masks: list[Path], work: Path,
-            scratch_bytes: int, mode: str, uid: int, gid: int, start_fd: int | None, timing: str) -> list[str]:
+            scratch_bytes: int, mode: str, uid: int, gid: int, start_fd: int | None, timing: str,
+            mask_files: Sequence[Path] = (), empty: Path | None = None) -> list[str]:
     """The bubblewrap command line of one run.
 
     ``needs`` are host paths bound read-only at the same path (the track's environment);
-    ``masks`` paths inside them that must stay invisible (casekit's own package); ``work`` the
+    ``masks`` directories the run would see (inside the system directories or ``needs``) that
+    must stay invisible -- each gets an empty tmpfs -- and ``mask_files`` such paths that are not
+    directories -- ``empty`` (an empty file without permissions) is bound over each; ``work`` the
     host directory bound as the working directory.  ``mode`` is ``root`` (bubblewrap runs
     privileged and ``setpriv`` drops to ``uid``:``gid`` with no capabilities before the command)
     or ``userns`` (bubblewrap makes a user namespace; the command is ``uid`` there).  With
@@ -105,7 +116,8 @@ def command(*, argv: list[str], env: dict[str, str], needs: list[Path], masks: l
             "--proc", "/proc", "--dev", "/dev", "--ro-bind-try", "/sys", "/sys", "--dir", "/var",
             # the host's cgroup tree (other runs' usage, the host's services) is not the run's business
             "--perms", "0555", "--size", "4096", "--tmpfs", "/sys/fs/cgroup",
-            # kernel state that outlives processes (keyrings, page cache) is out of reach
+            # kernel state that outlives processes (keyrings, page cache) is out of reach, and no
+            # user namespace can be made, in either mode (seccomp.py)
             "--seccomp", SECCOMP_FD]
     for p in SCRATCH:
         args += ["--perms", "1777", "--size", str(scratch_bytes), "--tmpfs", p]
@@ -113,12 +125,16 @@ def command(*, argv: list[str], env: dict[str, str], needs: list[Path], masks: l
         args += [*_parents(need, made), "--ro-bind", str(need), str(need)]
     for m in masks:
         args += ["--perms", "0000", "--size", "4096", "--tmpfs", str(m)]
+    if mask_files and empty is None:
+        raise ValueError("masking files needs an empty file to bind over them")
+    for m in mask_files:
+        args += ["--ro-bind", str(empty), str(m)]
     args += _parents(WORK, made)
     args += ["--perms", "1777", "--size", str(scratch_bytes), "--tmpfs", str(HOME),
              "--bind", str(work), str(WORK), "--chdir", str(WORK), "--clearenv"]
     for k, v in sorted({**env, "HOME": str(HOME), "TMPDIR": "/tmp"}.items()):
         args += ["--setenv", k, v]
-    if mode == "userns":
+    if mode == "userns":  # --disable-userns on top of the seccomp filter's rule
         args += ["--unshare-user", "--disable-userns", "--uid", str(uid), "--gid", str(gid)]
         drop: list[str] = []
     else:

@@ -19,14 +19,16 @@ The core asks the track; it never names one.  ``docs/adding-a-track.md`` walks t
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +46,22 @@ FAMILY_NAMES = ("poisson", "helmholtz", "biharmonic", "linear_elasticity", "heat
 #: environment of every run: one thread per BLAS/OpenMP pool so timings are comparable
 THREAD_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
               "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1", "PYTHONNOUSERSITE": "1"}
+
+
+@cache
+def trusted_cache_dir() -> Path:
+    """Where casekit's own trusted runs (solvers run directly, environment checks) keep their JIT
+    caches: a temporary directory of this process, removed when it exits.  Never inside a track's
+    environment, which is bound into every sandboxed run: compiled kernels left there would let a
+    submission skip the compilation that the calibration pays."""
+    path, owner = Path(tempfile.mkdtemp(prefix="casekit-trusted-jit-")), os.getpid()
+
+    def remove() -> None:  # by the process that made it (not by a forked child exiting)
+        if os.getpid() == owner:
+            shutil.rmtree(path, ignore_errors=True)
+
+    atexit.register(remove)
+    return path
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -139,6 +157,9 @@ class PythonTrack(Track):
     #: module providing ``solve(case_spec, settings)`` for calibration
     solver_module: str = ""
     extra_env: dict[str, str] = field(default_factory=dict)
+    #: environment variables naming the library's JIT cache directories; trusted runs point each
+    #: to its own directory under :func:`trusted_cache_dir` (as they do XDG_CACHE_HOME)
+    cache_env: tuple[str, ...] = ()
 
     def python(self) -> Path:
         """The interpreter of this track's environment."""
@@ -175,7 +196,8 @@ class PythonTrack(Track):
         if not py.exists():
             return False, f"interpreter {py} is missing"
         code = ";".join(f"import {m}" for m in self.preload) or "pass"
-        r = subprocess.run([str(py), "-c", code], capture_output=True, text=True, timeout=300)
+        r = subprocess.run([str(py), "-c", code], capture_output=True, text=True, timeout=300,
+                           env={**os.environ, **self.trusted_cache_env()})
         if r.returncode != 0:
             return False, f"cannot import the track's libraries: {r.stderr.strip().splitlines()[-1:]}"
         return True, "ok"
@@ -193,10 +215,17 @@ class PythonTrack(Track):
                                self.solver_module)
         return {"solver.py": source.encode()}
 
+    def trusted_cache_env(self) -> dict[str, str]:
+        """The environment variables that keep a trusted run's JIT caches out of the track's
+        environment (see :func:`trusted_cache_dir`)."""
+        root = trusted_cache_dir() / self.name
+        return {"XDG_CACHE_HOME": str(root / "xdg"), **{name: str(root / name) for name in self.cache_env}}
+
     def _run_python(self, code: str, work: Path, timeout: float = 1800, path: str = "") -> str:
         """``code`` in the track's interpreter in ``work`` (outside any sandbox: casekit's own
         trusted code); its stdout, or a CasekitError with the end of its stderr."""
-        env = {"PATH": f"{self.python().parent}:/usr/bin:/bin", "HOME": str(work), **THREAD_ENV, **self.extra_env}
+        env = {"PATH": f"{self.python().parent}:/usr/bin:/bin", "HOME": str(work), **THREAD_ENV, **self.extra_env,
+               **self.trusted_cache_env()}
         if path:
             env["PYTHONPATH"] = path
         r = subprocess.run([str(self.python()), "-c", code], cwd=work, capture_output=True, text=True,

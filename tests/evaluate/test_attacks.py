@@ -9,6 +9,7 @@ the small ones (attempt numbering, markup in messages).
 
 from __future__ import annotations
 
+import errno
 import io
 import json
 import os
@@ -226,6 +227,7 @@ def test_no_capabilities_no_way_out_and_no_timing_channel(tmp_path: Path, store)
     out = stdout_of(v)
     assert "UID 65534 CAPS 0000000000000000" in out, out
     assert "CMD umount 0" not in out and "CMD mount 0" not in out
+    assert "CMD unshare" in out and "CMD unshare 0" not in out, out  # no user namespace, in any mode
     assert v["stage"] == "F-Acc"
     assert v["runtime"]["median"] >= 2.0  # no byte written anywhere ended the timed region early
 
@@ -262,8 +264,9 @@ def test_no_state_survives_from_one_run_to_the_next(tmp_path: Path, store) -> No
 
 
 def test_kernel_state_that_outlives_processes_is_out_of_reach(tmp_path: Path, store) -> None:
-    """The keyrings (per uid, outliving every process) and page-cache eviction and queries are
-    denied, and the host's cgroup tree is not shown."""
+    """The keyrings (per uid, outliving every process) and page-cache eviction and queries
+    (fadvise, reads that must not wait for the disk: RWF_NOWAIT, Linux AIO) are denied, and the
+    host's cgroup tree is not shown."""
     v = run_attack(tmp_path, store, '''
         import ctypes, os
         libc = ctypes.CDLL(None, use_errno=True)
@@ -278,12 +281,19 @@ def test_kernel_state_that_outlives_processes_is_out_of_reach(tmp_path: Path, st
             print("EVICTED")
         except OSError as exc:
             print("fadvise", exc.errno)
+        try:
+            os.preadv(fd, [bytearray(4096)], 0, os.RWF_NOWAIT)  # EAGAIN when the page is not cached
+            print("RESIDENCY READ")
+        except OSError as exc:
+            print("nowait", exc.errno)
+        print("plain read", len(os.pread(fd, 4096, 0)))
         print("CGROUPS", os.listdir("/sys/fs/cgroup"))
         write_zeros(case_spec)
     ''', repeats=2)
     out = stdout_of(v)
     assert "NOTFOUND" in out and "DENIED Operation not permitted" in out and "ADDED" not in out, out
     assert "fadvise 1" in out and "EVICTED" not in out and "CGROUPS []" in out
+    assert f"nowait {errno.EOPNOTSUPP}" in out and "RESIDENCY READ" not in out and "plain read 4096" in out, out
 
 
 def test_text_that_is_not_unicode_never_stops_the_evaluation(tmp_path: Path, store) -> None:

@@ -3,10 +3,12 @@ unavailable-engine error, and the harness's FIFO timing path they rely on."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -83,3 +85,34 @@ def test_the_harness_signals_the_start_through_the_timing_fifo(tmp_path: Path) -
     reader.join(timeout=10)
     assert r.returncode == 0, r.stderr
     assert got == [b"s"] and (tmp_path / "done").read_text() == "ok"
+
+
+def _fake_engine(monkeypatch: pytest.MonkeyPatch, script: str) -> ContainerRunner:
+    """A container runner whose 'engine' is ``sh -c script`` with the timing FIFO as $1 (no
+    container engine exists here; the host side of the run is what is tested)."""
+    monkeypatch.setattr(Engine, "command", lambda self, spec, image, work, fifo: ["sh", "-c", script, "engine",
+                                                                                  str(fifo)])
+    runner = ContainerRunner("docker")
+    monkeypatch.setattr(runner, "available", lambda: (True, "fake"))
+    return runner
+
+
+def test_the_timed_region_does_not_spin_a_core(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """After the harness's start byte the FIFO reads EOF for ever: a loop that keeps it registered
+    spins through the whole timed region."""
+    runner = _fake_engine(monkeypatch, 'printf s > "$1"; sleep 1.5; echo done')
+    cpu = time.thread_time()
+    r = runner.run(_spec(), tmp_path / "out")
+    cpu = time.thread_time() - cpu
+    assert r.exit_code == 0 and not r.timed_out and r.stdout.strip() == "done"
+    assert r.solve_seconds is not None and 1.4 < r.solve_seconds < 1.5 + 0.3, r.solve_seconds
+    assert cpu < 0.3, f"the watch loop used {cpu:.2f} s of CPU in a 1.5 s run"
+
+
+def test_a_chatty_run_neither_blocks_nor_loses_its_end(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Output is drained while the run goes on (a full pipe would block the engine until the
+    timeout), and the end is seen when the engine's process exits."""
+    runner = _fake_engine(monkeypatch, 'printf s > "$1"; head -c 2000000 /dev/zero | tr "\\0" x; echo; echo tail')
+    r = runner.run(dataclasses.replace(_spec(), limits=dataclasses.replace(LIMITS, timeout_sec=15)), tmp_path / "out")
+    assert r.exit_code == 0 and not r.timed_out, r
+    assert r.stdout.endswith("tail\n") and r.solve_seconds is not None and r.solve_seconds < 10

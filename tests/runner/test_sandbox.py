@@ -3,14 +3,18 @@ per-run cgroups, and the output reader that hostile files cannot fool."""
 
 from __future__ import annotations
 
+import errno
 import os
+import shutil
+import struct
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
 
 from casekit.errors import CasekitError
-from casekit.runner import bwrap, cgroups
+from casekit.runner import bwrap, cgroups, seccomp
 from casekit.runner.base import RunSpec
 from casekit.runner.kinds import local
 from casekit.runner.limits import Limits
@@ -121,3 +125,184 @@ def test_a_trivial_run_reports_exit_timing_and_peak_memory(tmp_path: Path) -> No
     assert (tmp_path / "out" / "result.txt").read_text() == "out\n"
     assert not (tmp_path / "out" / "in.txt").exists()  # inputs are not outputs
     assert any(n.startswith("peak memory") for n in r.notes)
+
+
+# -- the seccomp filter ----------------------------------------------------------------------
+def _verdict(prog: bytes, arch: str, name: str | int, *args: int, audit: int | None = None) -> int:
+    """What the classic-BPF ``prog`` returns for one system call (a small interpreter of the
+    instructions the filter uses), as the errno it fails with (0: allowed)."""
+    nr = seccomp._NUMBERS[arch][name] if isinstance(name, str) else name
+    args6 = (list(args) + [0] * 6)[:6]
+    data = struct.pack("<iIQ6Q", nr, seccomp.AUDIT_ARCH[arch] if audit is None else audit, 0, *args6)
+    insns = [struct.unpack("=HBBI", prog[i:i + 8]) for i in range(0, len(prog), 8)]
+    pc = acc = 0
+    while True:
+        code, jt, jf, k = insns[pc]
+        if code == 0x20:  # ld [k]
+            acc = struct.unpack_from("<I", data, k)[0]
+            pc += 1
+        elif code in (0x15, 0x45):  # jeq / jset
+            hit = acc == k if code == 0x15 else bool(acc & k)
+            pc += 1 + (jt if hit else jf)
+        elif code == 0x06:
+            return 0 if k == seccomp.RET_ALLOW else k & 0xFFFF
+        else:
+            raise AssertionError(f"unexpected BPF instruction {code:#x}")
+
+
+@pytest.mark.parametrize("arch", ["x86_64", "aarch64"])
+def test_the_seccomp_filter_denies_page_cache_probes_and_aio(arch: str) -> None:
+    prog = seccomp.program(arch)
+    for name in ("fadvise64", "readahead", "cachestat", "io_uring_setup", "keyctl", "io_setup", "io_submit",
+                 "io_getevents", "io_cancel", "io_destroy", "io_pgetevents"):
+        assert _verdict(prog, arch, name) == errno.EPERM, name
+    rwf_nowait, rwf_dontcache = 0x8, 0x80
+    for name in ("preadv2", "pwritev2"):
+        assert _verdict(prog, arch, name, 3, 0, 1, 0, 0, 0) == 0  # plain: allowed
+        assert _verdict(prog, arch, name, 3, 0, 1, 0, 0, rwf_nowait) == errno.EOPNOTSUPP
+        assert _verdict(prog, arch, name, 3, 0, 1, 0, 0, rwf_dontcache | 1) == errno.EOPNOTSUPP
+        assert _verdict(prog, arch, name, 3, 0, 1, 0, 0, 1 << 32) == 0  # rwf_t is an int: the kernel sees 0
+    assert _verdict(prog, arch, 63) == 0  # an ordinary call (read / umount2)
+    assert _verdict(prog, arch, 63, audit=0x40000003) == errno.ENOSYS  # a foreign ABI (i386)
+    if arch == "x86_64":
+        assert _verdict(prog, arch, 0x40000000 | 0) == errno.EPERM  # x32
+
+
+def _python_run(tmp_path: Path, code: str) -> str:
+    """``code`` run by this interpreter inside the local sandbox; its stdout."""
+    venv, base = Path(sys.prefix), Path(os.path.realpath(sys.executable)).parent.parent
+    spec = RunSpec([sys.executable, "-I", "probe.py"], {"probe.py": textwrap.dedent(code).encode()},
+                   {"PATH": "/usr/bin:/bin"}, Limits(timeout_sec=60, memory_mb=512), timing="none",
+                   needs=(venv, base))
+    r = local.LocalRunner().run(spec, tmp_path / "out")
+    assert r.exit_code == 0 and not r.setup_error, (r.setup_error, r.stderr)
+    return r.stdout
+
+
+@pytest.mark.skipif(local.isolation_mode() == "unavailable", reason=local.unavailable_reason() or "")
+def test_a_run_cannot_read_page_cache_residency(tmp_path: Path) -> None:
+    """RWF_NOWAIT reads (EAGAIN on a page that is not cached) and Linux AIO fail; reads work."""
+    out = _python_run(tmp_path, '''
+        import ctypes, os
+        fd = os.open(os.path.realpath("/usr/bin/env"), os.O_RDONLY)
+        buf = bytearray(4096)
+        try:
+            print("NOWAIT READ", os.preadv(fd, [buf], 0, os.RWF_NOWAIT))
+        except OSError as exc:
+            print("nowait", exc.errno)
+        print("plain", os.preadv(fd, [buf], 0), len(os.pread(fd, 4096, 0)), len(os.read(fd, 4096)))
+        libc = ctypes.CDLL(None, use_errno=True)
+        ctx = ctypes.c_ulong(0)
+        rc = libc.syscall({io_setup}, 1, ctypes.byref(ctx))
+        print("AIO" if rc == 0 else "aio", ctypes.get_errno())
+    '''.replace("{io_setup}", str(seccomp._NUMBERS[os.uname().machine]["io_setup"])))
+    assert f"nowait {errno.EOPNOTSUPP}" in out and "NOWAIT READ" not in out, out
+    assert "plain 4096 4096 4096" in out, out
+    assert f"aio {errno.EPERM}" in out and "AIO" not in out, out
+
+
+@pytest.mark.parametrize("arch", ["x86_64", "aarch64"])
+def test_the_seccomp_filter_denies_new_user_namespaces(arch: str) -> None:
+    prog = seccomp.program(arch)
+    newuser, newns, sigchld, clone_vm = 0x10000000, 0x00020000, 17, 0x100
+    assert _verdict(prog, arch, "unshare", newuser) == errno.EPERM
+    assert _verdict(prog, arch, "unshare", newuser | newns) == errno.EPERM
+    assert _verdict(prog, arch, "unshare", newns) == 0  # the kernel refuses it without capabilities
+    assert _verdict(prog, arch, "clone", newuser | sigchld) == errno.EPERM
+    assert _verdict(prog, arch, "clone", sigchld) == 0  # fork
+    assert _verdict(prog, arch, "clone", 0x3D0F00) == 0  # a thread (CLONE_VM|FS|FILES|SIGHAND|THREAD|...)
+    assert _verdict(prog, arch, "clone", clone_vm | sigchld | (1 << 32)) == 0
+    assert _verdict(prog, arch, "clone3") == errno.ENOSYS  # its flags are in memory: the C library falls back
+
+
+@pytest.mark.skipif(local.isolation_mode() == "unavailable", reason=local.unavailable_reason() or "")
+def test_a_run_cannot_make_a_user_namespace_but_threads_and_processes_work(tmp_path: Path) -> None:
+    """In a user namespace of its own a run would have every capability (root mode included)."""
+    out = _python_run(tmp_path, '''
+        import ctypes, subprocess, threading
+        for cmd in (["unshare", "-U", "id", "-u"], ["unshare", "-Urm", "id", "-u"]):
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            print("USERNS" if r.returncode == 0 else "denied", r.stdout.strip(), r.stderr.strip())
+        libc = ctypes.CDLL(None, use_errno=True)
+        print("unshare", libc.unshare(0x10000000), ctypes.get_errno())
+        got = []
+        threads = [threading.Thread(target=got.append, args=(i,)) for i in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        print("threads", len(got), "child", subprocess.run(["/bin/echo", "ok"], capture_output=True).stdout)
+    ''')
+    assert "USERNS" not in out and out.count("denied") == 2, out
+    assert f"unshare -1 {errno.EPERM}" in out, out
+    assert "threads 4 child b'ok\\n'" in out, out
+
+
+# -- hidden paths ----------------------------------------------------------------------------
+def test_every_hidden_path_a_run_would_see_is_masked_or_the_run_refused(tmp_path: Path) -> None:
+    env = tmp_path / "env"
+    (env / "lib" / "build").mkdir(parents=True)
+    (env / "salt.key").write_text("salt")
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    dirs, files = local.masks((env / "lib" / "build", env / "lib" / "build" / "inner", env / "salt.key", outside,
+                               tmp_path / "missing-but-invisible"), [env])
+    assert (dirs, files) == ([env / "lib" / "build"], [env / "salt.key"])  # inner: masked with its parent
+    usr = Path("/usr")
+    dirs, files = local.masks((usr / "bin" / "env",), [])
+    assert files == [Path(os.path.realpath(usr / "bin" / "env"))]  # a file of the system directories
+    # a directory holding the environment is not visible itself: only the environment is bound
+    assert local.masks((tmp_path,), [env]) == ([], [])
+    for bad, why in ((env, "holds"), (usr, "holds"), (usr / "share", "holds"),
+                     (env / "lib" / "not-yet", "does not exist")):
+        with pytest.raises(local.Unmaskable, match=why):
+            local.masks((bad,), [env, usr / "share" / "env"])  # an environment inside a system directory
+    cmd = bwrap.command(argv=["/x"], env={}, needs=[env], masks=dirs, work=Path("/w"), scratch_bytes=1, mode="root",
+                        uid=65534, gid=65534, start_fd=None, timing="none", mask_files=[env / "salt.key"],
+                        empty=Path("/run-dir/masked"))
+    assert f"--ro-bind /run-dir/masked {env / 'salt.key'}" in " ".join(cmd)
+
+
+@pytest.mark.skipif(local.isolation_mode() == "unavailable", reason=local.unavailable_reason() or "")
+@pytest.mark.skipif(not os.access("/usr/local/share", os.W_OK), reason="needs a writable /usr/local/share")
+def test_hidden_files_and_directories_under_the_system_directories_are_invisible(tmp_path: Path) -> None:
+    """A build directory or a salt file kept under /usr (bound into every run) stays hidden."""
+    base = Path("/usr/local/share") / f"casekit-hide-test-{os.getpid()}"
+    build, salt = base / "build", base / "salt.key"
+    build.mkdir(parents=True)
+    try:
+        (build / "reference.npz").write_text("REFERENCE")
+        salt.write_text("SALTVALUE")
+        (base / "public.txt").write_text("public")
+        script = f"cat {build}/reference.npz; ls -A {build}; cat {salt}; cat {base}/public.txt; echo end"
+        spec = RunSpec(["/bin/sh", "-c", script], {}, {"PATH": "/usr/bin:/bin"}, Limits(timeout_sec=30, memory_mb=256),
+                       timing="none", hide=(build, salt))
+        r = local.LocalRunner().run(spec, tmp_path / "out")
+        assert not r.setup_error and "end" in r.stdout, (r.setup_error, r.stderr)
+        assert "REFERENCE" not in r.stdout and "reference.npz" not in r.stdout and "SALTVALUE" not in r.stdout, r.stdout
+        assert "public" in r.stdout  # only what is hidden is masked
+        refused = local.LocalRunner().run(RunSpec(["/bin/true"], {}, {"PATH": "/usr/bin:/bin"}, timing="none",
+                                                  hide=(base / "not-yet-created",)), tmp_path / "out2")
+        assert "does not exist" in refused.setup_error and refused.exit_code is None
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def test_casekit_is_masked_but_not_another_distributions_directories(monkeypatch: pytest.MonkeyPatch,
+                                                                     tmp_path: Path) -> None:
+    """Installed from a wheel, casekit's data is inside the package; a 'templates' directory next to
+    it in site-packages belongs to someone else and stays visible."""
+    import casekit
+
+    site_dir = tmp_path / "site-packages"
+    (site_dir / "casekit").mkdir(parents=True)
+    (site_dir / "templates").mkdir()
+    monkeypatch.setattr(casekit, "__file__", str(site_dir / "casekit" / "__init__.py"))
+    dirs, _ = local.masks((), [site_dir])
+    assert site_dir / "casekit" in dirs and site_dir / "templates" not in dirs
+    (tmp_path / "pyproject.toml").write_text("")  # a source checkout: its data directories are casekit's
+    (tmp_path / "casekit").mkdir()
+    (tmp_path / "templates").mkdir()
+    monkeypatch.setattr(casekit, "__file__", str(tmp_path / "casekit" / "__init__.py"))
+    dirs, _ = local.masks((), [tmp_path])
+    assert {tmp_path / "casekit", tmp_path / "templates"} <= set(dirs)

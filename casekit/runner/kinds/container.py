@@ -26,7 +26,7 @@ from functools import cache
 from pathlib import Path
 
 from casekit.errors import CasekitError
-from casekit.runner.base import RUNNERS, RunResult, RunSpec
+from casekit.runner.base import RUNNERS, RunResult, RunSpec, Tail
 from casekit.runner.supervisor import read_outputs
 
 #: where the inputs and the timing FIFO appear inside the container
@@ -132,21 +132,12 @@ class ContainerRunner:
         t0 = time.monotonic()
         proc = subprocess.Popen(self.engine.command(spec, spec.image, work, fifo), stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-        sel = selectors.DefaultSelector()
-        sel.register(reader, selectors.EVENT_READ)
-        started = None
-        deadline = t0 + spec.limits.timeout_sec
-        timed_out = False
-        while proc.poll() is None:
-            if time.monotonic() > deadline:
-                timed_out = True
-                proc.kill()
-                break
-            for _ in sel.select(timeout=0.2):
-                if os.read(reader, 64) and started is None:
-                    started = time.monotonic()
-        out, err = proc.communicate()
+        out, err = Tail(proc.stdout), Tail(proc.stderr)  # type: ignore[arg-type]
+        started, timed_out = _watch(proc, reader, t0 + spec.limits.timeout_sec)
         ended = time.monotonic()
+        if timed_out:
+            proc.kill()
+        proc.wait()
         os.close(reader)
         dest.mkdir(parents=True, exist_ok=True)
         # the container and every process in it are gone (docker run --rm --init returns after
@@ -160,9 +151,46 @@ class ContainerRunner:
         finally:
             os.close(dfd)
         solve = ended - started if started is not None and not timed_out else None
-        return RunResult(None if timed_out else proc.returncode, timed_out, solve, ended - t0,
-                         out.decode("utf-8", "replace")[-65536:], err.decode("utf-8", "replace")[-65536:],
+        return RunResult(None if timed_out else proc.returncode, timed_out, solve, ended - t0, out.text(), err.text(),
                          dest, self.name, [f"outputs not collected: {', '.join(skipped)}"] if skipped else [])
+
+
+def _watch(proc: subprocess.Popen[bytes], reader: int, deadline: float) -> tuple[float | None, bool]:
+    """(start, timed out): the first byte on the timing FIFO, until the engine's process exits
+    (seen at once through a pidfd) or the deadline.  Once every writer has closed the FIFO it
+    reads EOF for ever, so it is unregistered (as the local runner's watch does): the loop sleeps
+    in ``select`` instead of spinning a core through the timed region."""
+    started = None
+    sel = selectors.DefaultSelector()
+    sel.register(reader, selectors.EVENT_READ, "start")
+    pidfd: int | None = None
+    try:
+        pidfd = os.pidfd_open(proc.pid)
+        sel.register(pidfd, selectors.EVENT_READ, "exit")
+    except (AttributeError, OSError):  # no pidfd (Linux < 5.3): poll the process
+        pass
+    try:
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return started, True
+            events = sel.select(timeout=remaining if pidfd is not None else min(remaining, 0.05))
+            now = time.monotonic()
+            exited = proc.poll() is not None
+            for key, _ in events:
+                if key.data != "start":
+                    continue
+                data = os.read(reader, 64)
+                if not data:
+                    sel.unregister(reader)
+                elif started is None:
+                    started = now
+            if exited:
+                return started, False
+    finally:
+        sel.close()
+        if pidfd is not None:
+            os.close(pidfd)
 
 
 for _engine in ("docker", "podman", "apptainer"):

@@ -39,11 +39,11 @@ import threading
 import time
 from functools import cache
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 from casekit.errors import CasekitError
 from casekit.runner import bwrap, cgroups, seccomp
-from casekit.runner.base import RUNNERS, TAIL_BYTES, RunResult, RunSpec
+from casekit.runner.base import RUNNERS, RunResult, RunSpec, Tail
 from casekit.runner.supervisor import SETUP_FAILED
 
 SUPERVISOR = Path(__file__).resolve().parent.parent / "supervisor.py"
@@ -55,33 +55,59 @@ MAX_OUTPUT_FILES = 32
 
 def _casekit_paths() -> list[Path]:
     """casekit's own package and data (wherever they are installed): never visible to a run, even
-    inside a bound environment."""
+    inside a bound environment or a system directory.  The data directories next to the package
+    are casekit's only in a source checkout (an installed wheel carries them inside the package;
+    next to it, in site-packages, a directory of that name belongs to another distribution)."""
     import site
 
     import casekit
 
     pkg = Path(casekit.__file__).resolve().parent
     installed = [Path(p) / "casekit" for p in site.getsitepackages()]
-    return [pkg, pkg.parent / "schemas", pkg.parent / "templates", pkg.parent / "cases", *installed]
+    data = [pkg.parent / d for d in ("schemas", "templates", "cases")] if (pkg.parent / "pyproject.toml").is_file() \
+        else []
+    return [pkg, *data, *installed]
 
 
-class _Tail:
-    """Drains a pipe in a thread, keeping only the last TAIL_BYTES."""
+class Unmaskable(Exception):
+    """A hidden path the run would see and that cannot be masked: the run is refused."""
 
-    def __init__(self, stream: BinaryIO) -> None:
-        self.data = bytearray()
-        self.thread = threading.Thread(target=self._drain, args=(stream,), daemon=True)
-        self.thread.start()
 
-    def _drain(self, stream: BinaryIO) -> None:
-        for chunk in iter(lambda: stream.read1(65536), b""):  # type: ignore[attr-defined]
-            self.data += chunk
-            if len(self.data) > 2 * TAIL_BYTES:
-                del self.data[:-TAIL_BYTES]
+#: cache directories at the top of a bound environment (Firedrake's default is ``sys.prefix/.cache``
+#: when the prefix is writable): whatever a trusted process compiled there is not a run's business
+ENV_CACHES = (".cache",)
 
-    def text(self) -> str:
-        self.thread.join(timeout=5)
-        return bytes(self.data[-TAIL_BYTES:]).decode("utf-8", "replace")
+
+def masks(hide: tuple[Path, ...], needs: list[Path]) -> tuple[list[Path], list[Path]]:
+    """(directories, other files) to mask in a run: every path of ``hide`` -- and of casekit's
+    own package and data, and the cache directories of the bound environments -- that the run
+    would see, i.e. that lies inside a system directory or a bound environment (``needs``,
+    resolved).  Raises :class:`Unmaskable` for a hidden path that is visible and cannot be
+    masked: one that is (or holds) what the run needs, or one that does not exist yet (created
+    later, it would appear in the live bind)."""
+    roots = bwrap.visible_roots(needs)
+    strict = {Path(os.path.realpath(p)) for p in hide}
+    # where casekit may be installed, and caches left in an environment: masked where they exist
+    optional = {Path(os.path.realpath(p)) for p in (*_casekit_paths(), *(n / c for n in needs for c in ENV_CACHES))}
+    optional -= strict
+    found: list[Path] = []
+    for path in sorted(strict | optional, key=lambda q: len(q.parts)):
+        if not any(r == path or r in path.parents for r in roots):
+            continue  # nothing of the host outside the roots exists in the sandbox
+        if any(r == path or path in r.parents for r in roots):
+            raise Unmaskable(f"the hidden path {path} is, or holds, what every run sees or needs "
+                             f"({', '.join(str(r) for r in roots if r == path or path in r.parents)})")
+        if any(m in path.parents for m in found):
+            continue  # inside a masked directory already
+        if not os.path.lexists(path):
+            if path in strict:
+                raise Unmaskable(f"the hidden path {path} lies where runs see the host's files and does not exist "
+                                 "yet, so it cannot be masked (created during the run, it would be visible): "
+                                 "create it first or move it elsewhere")
+            continue
+        found.append(path)
+    dirs = [p for p in found if p.is_dir()]
+    return dirs, [p for p in found if not p.is_dir()]
 
 
 class _Results:
@@ -197,6 +223,12 @@ class LocalRunner:
         for name in spec.inputs:
             if "/" in name or name.startswith(".") or not name:
                 raise CasekitError(f"input file name {name!r} is not a plain file name")
+        needs = [Path(os.path.realpath(p)) for p in spec.needs]
+        try:
+            mask_dirs, mask_files = masks(spec.hide, needs)
+        except Unmaskable as exc:  # never run with something hidden in sight
+            dest.mkdir(parents=True, exist_ok=True)
+            return RunResult(None, False, None, 0.0, "", "", dest, f"local/{mode}", setup_error=str(exc))
         try:
             cg = cgroups.manager().create(spec.limits.memory_mb, spec.limits.nproc, spec.limits.cpus)
         except (cgroups.CgroupUnavailable, OSError) as exc:
@@ -204,12 +236,13 @@ class LocalRunner:
         RUNS_ROOT.mkdir(mode=0o711, parents=True, exist_ok=True)
         run_dir = Path(tempfile.mkdtemp(prefix="run-", dir=RUNS_ROOT))
         try:
-            return self._run(spec, dest, run_dir, mode, cg)
+            return self._run(spec, dest, run_dir, mode, cg, needs, mask_dirs, mask_files)
         finally:
             cg.remove()
             shutil.rmtree(run_dir, ignore_errors=True)
 
-    def _run(self, spec: RunSpec, dest: Path, run_dir: Path, mode: str, cg: cgroups.RunCgroup) -> RunResult:
+    def _run(self, spec: RunSpec, dest: Path, run_dir: Path, mode: str, cg: cgroups.RunCgroup, needs: list[Path],
+             mask_dirs: list[Path], mask_files: list[Path]) -> RunResult:
         inputs, work = run_dir / "in", run_dir / "work"
         inputs.mkdir(mode=0o700)
         work.mkdir(mode=0o700)
@@ -224,12 +257,12 @@ class LocalRunner:
         env = dict(spec.env)
         if spec.timing == "harness":
             env["CASEKIT_TIMING_FD"] = str(w_start)
-        needs = [Path(os.path.realpath(p)) for p in spec.needs]
-        masks = [m for m in {Path(os.path.realpath(p)) for p in (*spec.hide, *_casekit_paths())}
-                 if m.is_dir() and any(n == m or n in m.parents for n in needs)]
-        argv = bwrap.command(argv=list(spec.command), env=env, needs=needs, masks=sorted(masks), work=work,
+        empty = run_dir / "masked"  # bound over hidden files the run would see
+        empty.touch(mode=0o000)
+        argv = bwrap.command(argv=list(spec.command), env=env, needs=needs, masks=mask_dirs, work=work,
                              scratch_bytes=lim.disk_mb * 1024 * 1024, mode=mode, uid=SANDBOX_UID,
-                             gid=SANDBOX_GID, start_fd=w_start if timed else None, timing=spec.timing)
+                             gid=SANDBOX_GID, start_fd=w_start if timed else None, timing=spec.timing,
+                             mask_files=mask_files, empty=empty)
         config = {
             "mode": mode, "uid": SANDBOX_UID, "gid": SANDBOX_GID, "work": str(work), "inputs": str(inputs),
             "input_names": sorted(spec.inputs), "disk_mb": lim.disk_mb, "bwrap": argv,
@@ -246,7 +279,7 @@ class LocalRunner:
                                 stderr=subprocess.PIPE, start_new_session=True)
         for fd in (w_start, w_end, w_res):
             os.close(fd)
-        out, err = _Tail(proc.stdout), _Tail(proc.stderr)  # type: ignore[arg-type]
+        out, err = Tail(proc.stdout), Tail(proc.stderr)  # type: ignore[arg-type]
         results = _Results(r_res, dest)
         try:
             assert proc.stdin is not None

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from casekit.tracks.base import FAMILY_NAMES, TRACKS, PythonTrack
-from casekit.tracks.firedrake import environment as _environment  # noqa: F401  (registers it)
+from casekit.tracks.firedrake import environment as _environment  # (registers it)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -74,4 +74,5 @@ TRACKS.register("firedrake", FiredrakeTrack(
     solver_module="casekit.tracks.firedrake.solvers",
     extra_env={"OMPI_MCA_plm": "isolated", "OMPI_MCA_btl": "self,vader",
                "OMPI_MCA_rmaps_base_oversubscribe": "1"},
+    cache_env=_environment.JIT_CACHE_ENV,
 ))

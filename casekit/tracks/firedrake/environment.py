@@ -16,9 +16,11 @@ import json
 import os
 import shlex
 import subprocess
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
-from casekit.envs.base import ENVIRONMENTS, Environment, EnvStatus, Step, find_python, state_root
+from casekit.envs.base import ENVIRONMENTS, Environment, EnvStatus, Step, find_python, run_steps, state_root
 
 LIB = "/usr/lib/x86_64-linux-gnu"
 APT = ("bison", "flex", "libhdf5-mpi-dev", "libmumps-dev", "libscalapack-openmpi-dev", "libptscotch-dev",
@@ -67,6 +69,17 @@ PETSC, PETSC4PY, MPI4PY, LIBSUPERMESH, H5PY, FIREDRAKE = ("petsc==3.26.1", "pets
                                                           "firedrake==2026.10.0")
 
 
+#: where Firedrake 2026.10 keeps its JIT caches (firedrake/configuration.py: FIREDRAKE_CACHE_DIR,
+#: else ``sys.prefix/.cache`` when the interpreter's prefix is writable -- the venv, as root -- else
+#: ``~/.cache``; PyOP2's and TSFC's from it unless set; loopy's through pytools, which follows
+#: XDG_CACHE_HOME).  Trusted runs set all of them to a temporary directory.
+JIT_CACHE_ENV = ("FIREDRAKE_CACHE_DIR", "PYOP2_CACHE_DIR", "FIREDRAKE_TSFC_KERNEL_CACHE_DIR")
+
+
+def jit_cache_env(root: Path) -> dict[str, str]:
+    return {"XDG_CACHE_HOME": str(root / "xdg"), **{name: str(root / name) for name in JIT_CACHE_ENV}}
+
+
 class Firedrake(Environment):
     name = "firedrake"
     description = "Firedrake 2026.10 built from PyPI sources on PETSc 3.26.1 against Debian's libraries"
@@ -112,6 +125,17 @@ class Firedrake(Environment):
             Step("smoke", (f"{self.python()} -c {shlex.quote(_SMOKE)} > {self.state_dir() / 'smoke.json'}",)),
         ]
 
+    def install(self, log: Path | None = None, force: bool = False,
+                progress: Callable[[str, str, float], None] = lambda step, state, seconds: None) -> Path:
+        """As every environment's, but the smoke solve's JIT caches go to a temporary directory:
+        by default they would land in the venv (``sys.prefix/.cache``), which every run sees."""
+        state = self.state_dir()
+        log = log or state / "install.log"
+        with tempfile.TemporaryDirectory(prefix="casekit-firedrake-jit-") as cache:
+            run_steps(self.steps(), state / "stamps", log, env_vars={**self.step_env(), **jit_cache_env(Path(cache))},
+                      force=force, progress=progress)
+        return log
+
     def check(self) -> EnvStatus:
         smoke = self.state_dir() / "smoke.json"
         if not self.python().exists():
@@ -122,8 +146,9 @@ class Firedrake(Environment):
         if not smoke.exists():
             return EnvStatus(self.name, False, "installed but the smoke solve has not passed",
                              {"location": str(self.state_dir())})
-        r = subprocess.run([str(self.python()), "-c", "import firedrake"], capture_output=True, text=True,
-                           timeout=600, env={**os.environ, **_runtime_env()})
+        with tempfile.TemporaryDirectory(prefix="casekit-firedrake-jit-") as cache:
+            r = subprocess.run([str(self.python()), "-c", "import firedrake"], capture_output=True, text=True,
+                               timeout=600, env={**os.environ, **_runtime_env(), **jit_cache_env(Path(cache))})
         if r.returncode != 0:
             last = (r.stderr.strip().splitlines() or [""])[-1]
             return EnvStatus(self.name, False, "cannot import firedrake: " + last)
