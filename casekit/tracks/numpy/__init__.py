@@ -1,14 +1,19 @@
-"""The numpy track (NumPy/SciPy (no FEM library)): written by ``casekit track new``; see docs/adding-a-track.md.
+"""The numpy track: library-free solvers in plain NumPy and SciPy (CodePDE style: no FEM
+library), in an environment of its own (``casekit env install numpy``; no FEM library is
+importable there, while casekit's own interpreter carries DOLFINx).
 
-It starts as a working track: a second-order finite-difference solver for the Poisson equation
-with Dirichlet data on the unit square, in casekit's own interpreter (NumPy and SciPy).  Replace
-the solvers with your library's, widen ``families`` and ``domains`` as solvers arrive (the
-coverage test checks them against the solvers), and the environment recipe with your library's.
+Submissions are Python ``solve(case_spec)`` functions run by the same harness as the other
+Python tracks.  The track covers the structured domains (rectangles, the periodic square and
+boxes) and the families a plain finite-difference or finite-volume solver handles well: scalar
+second-order equations (steady, transient, nonlinear), the biharmonic equation as two Poisson
+solves, and the wave equation.  Calibration runs casekit's own such solvers (``solvers/``): a
+uniform node grid, second order in space and time.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from casekit.tracks.base import TRACKS, PythonTrack
 from casekit.tracks.numpy import environment as _environment  # noqa: F401  (registers it)
@@ -16,19 +21,34 @@ from casekit.tracks.numpy import environment as _environment  # noqa: F401  (reg
 
 @dataclass(frozen=True, kw_only=True)
 class NumpyTrack(PythonTrack):
+    def python(self) -> Path:
+        from casekit.envs import ENVIRONMENTS
+
+        return ENVIRONMENTS.get("numpy").python()  # type: ignore[attr-defined, no-any-return]
+
+    def status(self) -> tuple[bool, str]:
+        from casekit.envs import ENVIRONMENTS
+
+        env = ENVIRONMENTS.get("numpy").check()
+        return (True, "ok") if env.usable else (False, env.reason)
+
     def version_packages(self) -> tuple[str, ...]:
-        return ("numpy", "scipy")
+        return ("numpy", "scipy", "sympy")
 
 
 TRACKS.register("numpy", NumpyTrack(
     name="numpy",
-    description="NumPy/SciPy (no FEM library)",
+    description="NumPy 2.5 and SciPy 1.18 (sparse direct solvers), no FEM library, in their own venv",
     title="NumPy/SciPy (no FEM library)",
-    families=("poisson",),
-    domains=("unit_square",),
-    packages=(("numpy", "numpy"), ("scipy", "scipy")),
-    preload=("numpy", "scipy.sparse.linalg"),
+    families=("poisson", "heat", "convection_diffusion", "reaction_diffusion", "helmholtz", "biharmonic", "wave",
+              "burgers"),
+    domains=("unit_square", "periodic_square", "unit_cube"),
+    packages=(("numpy", "numpy"), ("scipy", "scipy (scipy.sparse, scipy.sparse.linalg, scipy.interpolate)")),
+    unavailable=(("dolfinx", "DOLFINx"), ("firedrake", "Firedrake"), ("ngsolve", "NGSolve"),
+                 ("skfem", "scikit-fem"), ("gmsh", "gmsh")),
+    preload=("numpy", "scipy.sparse.linalg", "scipy.interpolate"),
     solver_module="casekit.tracks.numpy.solvers",
     scaffold="scaffold.py.j2",
-    convergence_rows=("poisson-unit_square-dirichlet",),
+    convergence_rows=("poisson-unit_square-dirichlet", "heat-unit_square-mixed", "burgers-unit_square-mixed",
+                      "wave-unit_square-mixed"),
 ))

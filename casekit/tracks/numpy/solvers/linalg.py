@@ -1,0 +1,103 @@
+"""Sparse direct solves, Newton's method on the free (non-Dirichlet) nodes, and time marching
+of first-order problems ``u_t + S(u, t) = 0`` (Crank-Nicolson, BDF2 started with one
+Crank-Nicolson step, backward Euler)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sps
+import scipy.sparse.linalg as spla
+
+from casekit.tracks.numpy.solvers.box import Box
+
+#: (node values, t) -> the spatial residual S(u, t) at every node
+Residual = Callable[[np.ndarray, float], np.ndarray]
+#: (node values, t) -> dS/du at every node (sparse)
+Jacobian = Callable[[np.ndarray, float], sps.spmatrix]
+
+
+@dataclass
+class Stats:
+    newton_iterations: int = 0
+    factorizations: int = 0
+    time_steps: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def info(self) -> dict[str, Any]:
+        out = {"newton_iterations": self.newton_iterations, "factorizations": self.factorizations}
+        if self.time_steps:
+            out["time_steps"] = self.time_steps
+        return {**out, **self.extra}
+
+
+def block(matrix: sps.spmatrix, rows: np.ndarray, cols: np.ndarray) -> sps.csc_matrix:
+    return sps.csr_matrix(matrix)[rows][:, cols].tocsc()
+
+
+def factorize(matrix: sps.spmatrix, stats: Stats) -> Any:
+    stats.factorizations += 1
+    return spla.splu(sps.csc_matrix(matrix))
+
+
+def newton(box: Box, residual: Callable[[np.ndarray], np.ndarray], jacobian: Callable[[np.ndarray], sps.spmatrix],
+           u: np.ndarray, stats: Stats, *, linear: bool = False, lu: Any = None) -> np.ndarray:
+    """Solve residual(u) = 0 on the free nodes from ``u`` (its Dirichlet values set); a linear
+    problem takes one step (with the factorization ``lu`` when given)."""
+    free = box.free
+    s = box.settings
+    for _ in range(s.max_newton_iterations):
+        stats.newton_iterations += 1
+        r = residual(u)[free]
+        solver = lu if lu is not None else factorize(block(jacobian(u), free, free), stats)
+        du = solver.solve(r)
+        u[free] -= du
+        if linear or np.linalg.norm(du) <= s.newton_rtol * max(float(np.linalg.norm(u[free])), 1e-300):
+            return u
+    raise RuntimeError(f"Newton did not converge in {s.max_newton_iterations} iterations")
+
+
+def march(box: Box, spatial: Residual, jacobian: Jacobian, initial: np.ndarray,
+          dirichlet: Callable[[float], np.ndarray], stats: Stats, *, linear: bool, constant: bool) -> np.ndarray:
+    """u(t_end) of u_t + S(u, t) = 0 from ``initial`` at t0 (Dirichlet nodes follow
+    ``dirichlet(t)``); a linear problem with a ``constant`` Jacobian factorizes once per scheme."""
+    n, dt = box.settings.steps(box.t0, box.t_end)
+    scheme = box.settings.scheme
+    if scheme not in ("crank_nicolson", "bdf2", "backward_euler"):
+        raise ValueError(f"unknown time scheme {scheme!r}; known: crank_nicolson, bdf2, backward_euler")
+    D = box.dirichlet
+    u = initial.copy()
+    u[D] = dirichlet(box.t0)
+    previous = u.copy()
+    factors: dict[str, Any] = {}
+    for step in range(1, n + 1):
+        t_old, t = box.t0 + (step - 1) * dt, box.t0 + step * dt
+        kind = "crank_nicolson" if scheme == "bdf2" and step == 1 else scheme
+        if kind == "crank_nicolson":
+            c, theta, known = 1.0 / dt, 0.5, -u / dt + 0.5 * spatial(u, t_old)
+        elif kind == "bdf2":
+            c, theta, known = 1.5 / dt, 1.0, (-2.0 * u + 0.5 * previous) / dt
+        else:
+            c, theta, known = 1.0 / dt, 1.0, -u / dt
+
+        def res(w: np.ndarray, c: float = c, theta: float = theta, known: np.ndarray = known,
+                t: float = t) -> np.ndarray:
+            return c * w + known + theta * spatial(w, t)
+
+        def jac(w: np.ndarray, c: float = c, theta: float = theta, t: float = t) -> sps.spmatrix:
+            return c * sps.identity(box.size, format="csr") + theta * jacobian(w, t)
+
+        lu = None
+        if linear and constant:
+            if kind not in factors:
+                factors[kind] = factorize(block(jac(u), box.free, box.free), stats)
+            lu = factors[kind]
+        new = u.copy()
+        new[D] = dirichlet(t)
+        new = newton(box, res, jac, new, stats, linear=linear, lu=lu)
+        previous, u = u, new
+    stats.time_steps += n
+    return u
