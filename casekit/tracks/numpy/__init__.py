@@ -49,6 +49,9 @@ TRACKS.register("numpy", NumpyTrack(
     preload=("numpy", "scipy.sparse.linalg", "scipy.interpolate"),
     solver_module="casekit.tracks.numpy.solvers",
     scaffold="scaffold.py.j2",
+    # the second-order rows (degree 1) of the shared matrix; the unit cube's are the track's own tests
     convergence_rows=("poisson-unit_square-dirichlet", "heat-unit_square-mixed", "burgers-unit_square-mixed",
-                      "wave-unit_square-mixed"),
+                      "wave-unit_square-mixed", "poisson-periodic_square-robin", "helmholtz-periodic_square-robin",
+                      "biharmonic-periodic_square", "convection_diffusion-periodic_square-mixed",
+                      "reaction_diffusion-periodic_square-robin", "wave-periodic_square"),
 ))

@@ -1,6 +1,14 @@
-"""Sparse direct solves, Newton's method on the free (non-Dirichlet) nodes, and time marching
-of first-order problems ``u_t + S(u, t) = 0`` (Crank-Nicolson, BDF2 started with one
-Crank-Nicolson step, backward Euler)."""
+"""Sparse solves, Newton's method on the free (non-Dirichlet) nodes, and time marching of
+first-order problems ``u_t + S(u, t) = 0`` (Crank-Nicolson, BDF2 started with one Crank-Nicolson
+step, backward Euler).
+
+Systems are solved directly (SuperLU) up to :data:`DIRECT_LIMIT` unknowns, and by a Jacobi-
+preconditioned Krylov method above (large 3-D grids, where a sparse factorization's fill-in
+costs minutes): conjugate gradients when the volume-weighted matrix is symmetric (diffusion,
+Robin, reaction), BiCGSTAB otherwise (restarted GMRES after a breakdown), to the relative
+residual ``rtol`` of the settings; ``linear_solver: iterative`` asks for the Krylov method at
+every size.
+"""
 
 from __future__ import annotations
 
@@ -20,27 +28,74 @@ Residual = Callable[[np.ndarray, float], np.ndarray]
 Jacobian = Callable[[np.ndarray, float], sps.spmatrix]
 
 
+#: the largest system solved by a sparse factorization
+DIRECT_LIMIT = 40_000
+
+
 @dataclass
 class Stats:
     newton_iterations: int = 0
     factorizations: int = 0
+    krylov_iterations: int = 0
     time_steps: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
 
     def info(self) -> dict[str, Any]:
         out = {"newton_iterations": self.newton_iterations, "factorizations": self.factorizations}
+        if self.krylov_iterations:
+            out["krylov_iterations"] = self.krylov_iterations
         if self.time_steps:
             out["time_steps"] = self.time_steps
         return {**out, **self.extra}
+
+
+class Krylov:
+    """CG or BiCGSTAB with Jacobi preconditioning on the volume-weighted system (the finite-volume
+    balance, symmetric for a symmetric operator)."""
+
+    def __init__(self, matrix: sps.spmatrix, weights: np.ndarray, rtol: float, stats: Stats) -> None:
+        self.weights = weights
+        self.matrix = (sps.diags(weights) @ sps.csr_matrix(matrix)).tocsr()
+        asym = abs(self.matrix - self.matrix.T).max() if self.matrix.nnz else 0.0
+        self.symmetric = bool(asym <= 1e-12 * abs(self.matrix).max())
+        inverse = 1.0 / self.matrix.diagonal()
+        n = self.matrix.shape[0]
+        self.preconditioner = spla.LinearOperator((n, n), matvec=lambda x: inverse * x)
+        self.rtol, self.stats = rtol, stats
+
+    def solve(self, r: np.ndarray) -> np.ndarray:
+        b = self.weights * r
+        if not np.any(b):
+            return np.zeros_like(b)
+
+        def count(_: Any) -> None:
+            self.stats.krylov_iterations += 1
+
+        n = self.matrix.shape[0]
+        if self.symmetric:
+            x, info = spla.cg(self.matrix, b, rtol=self.rtol, atol=0.0, M=self.preconditioner, maxiter=20 * n,
+                              callback=count)
+        else:
+            x, info = spla.bicgstab(self.matrix, b, rtol=self.rtol, atol=0.0, M=self.preconditioner, maxiter=20 * n,
+                                    callback=count)
+            if info < 0:  # a breakdown of BiCGSTAB: restarted GMRES, which cannot break down
+                x, info = spla.gmres(self.matrix, b, rtol=self.rtol, atol=0.0, M=self.preconditioner, restart=30,
+                                     maxiter=max(1, n // 30), callback=count, callback_type="pr_norm")
+        if info != 0:
+            raise RuntimeError(f"the Krylov solve did not reach the relative residual {self.rtol:g} (info {info})")
+        return np.asarray(x)
 
 
 def block(matrix: sps.spmatrix, rows: np.ndarray, cols: np.ndarray) -> sps.csc_matrix:
     return sps.csr_matrix(matrix)[rows][:, cols].tocsc()
 
 
-def factorize(matrix: sps.spmatrix, stats: Stats) -> Any:
+def factorize(box: Box, matrix: sps.spmatrix, stats: Stats) -> Any:
+    """A solver of the free-node system ``matrix`` (an object with ``solve(rhs)``)."""
+    if matrix.shape[0] > DIRECT_LIMIT or box.settings.linear_solver == "iterative":
+        return Krylov(matrix, box.volume[box.free], box.settings.rtol, stats)
     stats.factorizations += 1
-    return spla.splu(sps.csc_matrix(matrix))
+    return spla.splu(sps.csc_matrix(matrix), permc_spec="MMD_AT_PLUS_A")
 
 
 def newton(box: Box, residual: Callable[[np.ndarray], np.ndarray], jacobian: Callable[[np.ndarray], sps.spmatrix],
@@ -52,7 +107,7 @@ def newton(box: Box, residual: Callable[[np.ndarray], np.ndarray], jacobian: Cal
     for _ in range(s.max_newton_iterations):
         stats.newton_iterations += 1
         r = residual(u)[free]
-        solver = lu if lu is not None else factorize(block(jacobian(u), free, free), stats)
+        solver = lu if lu is not None else factorize(box, block(jacobian(u), free, free), stats)
         du = solver.solve(r)
         u[free] -= du
         if linear or np.linalg.norm(du) <= s.newton_rtol * max(float(np.linalg.norm(u[free])), 1e-300):
@@ -93,7 +148,7 @@ def march(box: Box, spatial: Residual, jacobian: Jacobian, initial: np.ndarray,
         lu = None
         if linear and constant:
             if kind not in factors:
-                factors[kind] = factorize(block(jac(u), box.free, box.free), stats)
+                factors[kind] = factorize(box, block(jac(u), box.free, box.free), stats)
             lu = factors[kind]
         new = u.copy()
         new[D] = dirichlet(t)

@@ -21,7 +21,7 @@ def biharmonic(box: Box) -> tuple[np.ndarray, dict[str, Any]]:
     stats = Stats()
     F, D = box.free, box.dirichlet
     minus_laplace = box.diffusion(1.0)
-    lu = factorize(block(minus_laplace, F, F), stats)
+    lu = factorize(box, block(minus_laplace, F, F), stats)
     coupling = block(minus_laplace, F, D)
     f = box.data(box.spec["pde"]["forcing"]["f"])(box.points, 0.0)
     w = np.zeros(box.size)

@@ -37,7 +37,7 @@ def wave(box: Box) -> tuple[np.ndarray, dict[str, Any]]:
     v = box.data(spec["ic"]["v"])(pts, box.t0)
     a = b(box.t0) - L @ u
     q = dt * dt / 4
-    lu = factorize(sps.identity(int(F.sum()), format="csc") + q * block(L, F, F), stats)
+    lu = factorize(box, sps.identity(int(F.sum()), format="csc") + q * block(L, F, F), stats)
     coupling = block(L, F, D)
     for step in range(1, n + 1):
         t = box.t0 + step * dt
