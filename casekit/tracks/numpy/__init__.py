@@ -6,8 +6,10 @@ Submissions are Python ``solve(case_spec)`` functions run by the same harness as
 Python tracks.  The track covers the structured domains (rectangles, the periodic square and
 boxes) and the families a plain finite-difference or finite-volume solver handles well: scalar
 second-order equations (steady, transient, nonlinear), the biharmonic equation as two Poisson
-solves, and the wave equation.  Calibration runs casekit's own such solvers (``solvers/``): a
-uniform node grid, second order in space and time.
+solves, the wave equation and linear elasticity -- not incompressible flow (Stokes,
+Navier-Stokes), whose pressure needs a staggered grid or a stabilised scheme of its own.
+Calibration runs casekit's own such solvers (``solvers/``): a uniform node grid, second order in
+space and time.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ TRACKS.register("numpy", NumpyTrack(
     description="NumPy 2.5 and SciPy 1.18 (sparse direct solvers), no FEM library, in their own venv",
     title="NumPy/SciPy (no FEM library)",
     families=("poisson", "heat", "convection_diffusion", "reaction_diffusion", "helmholtz", "biharmonic", "wave",
-              "burgers"),
+              "burgers", "linear_elasticity"),
     domains=("unit_square", "periodic_square", "unit_cube"),
     packages=(("numpy", "numpy"), ("scipy", "scipy (scipy.sparse, scipy.sparse.linalg, scipy.interpolate)")),
     unavailable=(("dolfinx", "DOLFINx"), ("firedrake", "Firedrake"), ("ngsolve", "NGSolve"),
@@ -53,5 +55,6 @@ TRACKS.register("numpy", NumpyTrack(
     convergence_rows=("poisson-unit_square-dirichlet", "heat-unit_square-mixed", "burgers-unit_square-mixed",
                       "wave-unit_square-mixed", "poisson-periodic_square-robin", "helmholtz-periodic_square-robin",
                       "biharmonic-periodic_square", "convection_diffusion-periodic_square-mixed",
-                      "reaction_diffusion-periodic_square-robin", "wave-periodic_square"),
+                      "reaction_diffusion-periodic_square-robin", "wave-periodic_square",
+                      "linear_elasticity-periodic_square-mixed"),
 ))

@@ -104,6 +104,12 @@ class Box:
             out = np.multiply.outer(out, f)
         return out.reshape(self.size)
 
+    def edges(self, axis: int) -> tuple[np.ndarray, np.ndarray]:
+        """The grid edges along ``axis`` as (low node, high node) arrays (a periodic axis wraps)."""
+        n = self.counts[axis]
+        low = np.arange(n if axis in self.periodic else n - 1)
+        return (np.take(self.index, low, axis=axis).ravel(), np.take(self.index, (low + 1) % n, axis=axis).ravel())
+
     def face_nodes(self, axis: int, side: int) -> np.ndarray:
         return np.take(self.index, -1 if side else 0, axis=axis).ravel()
 
@@ -123,14 +129,15 @@ class Box:
     def depends_on_time(self, value: Any) -> bool:
         return isinstance(value, str) and T in as_expr(value, variables=self.variables).free_symbols
 
-    def dirichlet_values(self, key: str = "value") -> Callable[[float], np.ndarray]:
-        """t -> the Dirichlet data at the Dirichlet nodes (in the order of ``flatnonzero``)."""
+    def dirichlet_values(self, key: str = "value", component: int | None = None) -> Callable[[float], np.ndarray]:
+        """t -> the Dirichlet data (of one ``component`` of vector data) at the Dirichlet nodes
+        (in the order of ``flatnonzero``)."""
         owner = np.full(self.size, -1)
         parts = self.entries("dirichlet")
         for i, (a, s, _) in reversed(list(enumerate(parts))):
             owner[self.face_nodes(a, s)] = i
         nodes = np.flatnonzero(self.dirichlet)
-        groups = [(nodes[owner[nodes] == i], self.data(e[key])) for i, (_, _, e) in enumerate(parts)]
+        groups = [(nodes[owner[nodes] == i], self.data(_part(e[key], component))) for i, (_, _, e) in enumerate(parts)]
         where = np.searchsorted(nodes, np.concatenate([g for g, _ in groups])) if groups else np.array([], int)
 
         def values(t: float) -> np.ndarray:
@@ -148,9 +155,7 @@ class Box:
         coeff = self.data(kappa)
         rows, cols, vals = [], [], []
         for a in range(self.dim):
-            n = self.counts[a]
-            left = np.take(self.index, np.arange(n if a in self.periodic else n - 1), axis=a).ravel()
-            right = np.take(self.index, (np.arange(n if a in self.periodic else n - 1) + 1) % n, axis=a).ravel()
+            left, right = self.edges(a)
             mid = self.points[left].copy()
             mid[:, a] += self.h[a] / 2
             g = coeff(mid, t) * self.face_area(a)[left] / self.h[a]
@@ -161,9 +166,10 @@ class Box:
                            shape=(self.size, self.size))
         return sps.diags(1.0 / self.volume) @ K
 
-    def natural(self) -> tuple[sps.csr_matrix, Callable[[float], np.ndarray]]:
-        """The Robin term alpha u and the Neumann/Robin data on the boundary nodes, per volume:
-        (matrix, t -> load), for flux data ``kappa du/dn (+ alpha u) = g``."""
+    def natural(self, component: int | None = None) -> tuple[sps.csr_matrix, Callable[[float], np.ndarray]]:
+        """The Robin term alpha u and the Neumann/Robin data (one ``component`` of vector data) on
+        the boundary nodes, per volume: (matrix, t -> load), for flux data
+        ``kappa du/dn (+ alpha u) = g``."""
         diag = np.zeros(self.size)
         loads: list[tuple[np.ndarray, np.ndarray, Callable[..., np.ndarray]]] = []
         for kind in ("neumann", "robin"):
@@ -172,7 +178,7 @@ class Box:
                 weight = self.face_area(a)[nodes] / self.volume[nodes]
                 if kind == "robin":
                     np.add.at(diag, nodes, float(e["alpha"]) * weight)
-                loads.append((nodes, weight, self.data(e["value"])))
+                loads.append((nodes, weight, self.data(_part(e["value"], component))))
 
         def load(t: float) -> np.ndarray:
             out = np.zeros(self.size)
@@ -219,3 +225,7 @@ class Box:
         method = "cubic" if min(len(x) for x in axes) >= 4 else "linear"
         interp = RegularGridInterpolator(tuple(axes), values, method=method, bounds_error=False, fill_value=None)
         return np.asarray(interp(np.clip(points[:, : self.dim], self.lo, self.hi)))
+
+
+def _part(value: Any, component: int | None) -> Any:
+    return value if component is None else value[component]

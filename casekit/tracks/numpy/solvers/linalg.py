@@ -2,12 +2,12 @@
 first-order problems ``u_t + S(u, t) = 0`` (Crank-Nicolson, BDF2 started with one Crank-Nicolson
 step, backward Euler).
 
-Systems are solved directly (SuperLU) up to :data:`DIRECT_LIMIT` unknowns, and by a Jacobi-
-preconditioned Krylov method above (large 3-D grids, where a sparse factorization's fill-in
-costs minutes): conjugate gradients when the volume-weighted matrix is symmetric (diffusion,
-Robin, reaction), BiCGSTAB otherwise (restarted GMRES after a breakdown), to the relative
-residual ``rtol`` of the settings; ``linear_solver: iterative`` asks for the Krylov method at
-every size.
+Systems are solved directly (SuperLU) up to :data:`DIRECT_LIMIT` unknowns (and, on 3-D grids,
+:data:`DIRECT_NONZEROS_3D` non-zeros), and by a Jacobi-preconditioned Krylov method above (where
+a sparse factorization's fill-in costs minutes): conjugate gradients when the volume-weighted
+matrix is symmetric (diffusion, Robin, reaction), BiCGSTAB otherwise (restarted GMRES after a
+breakdown), to the relative residual ``rtol`` of the settings; ``linear_solver: iterative`` asks
+for the Krylov method at every size.
 """
 
 from __future__ import annotations
@@ -28,8 +28,10 @@ Residual = Callable[[np.ndarray, float], np.ndarray]
 Jacobian = Callable[[np.ndarray, float], sps.spmatrix]
 
 
-#: the largest system solved by a sparse factorization
+#: the largest system solved by a sparse factorization, and on a 3-D grid (whose factors fill in
+#: much faster) the most non-zeros
 DIRECT_LIMIT = 40_000
+DIRECT_NONZEROS_3D = 200_000
 
 
 @dataclass
@@ -90,10 +92,13 @@ def block(matrix: sps.spmatrix, rows: np.ndarray, cols: np.ndarray) -> sps.csc_m
     return sps.csr_matrix(matrix)[rows][:, cols].tocsc()
 
 
-def factorize(box: Box, matrix: sps.spmatrix, stats: Stats) -> Any:
-    """A solver of the free-node system ``matrix`` (an object with ``solve(rhs)``)."""
-    if matrix.shape[0] > DIRECT_LIMIT or box.settings.linear_solver == "iterative":
-        return Krylov(matrix, box.volume[box.free], box.settings.rtol, stats)
+def factorize(box: Box, matrix: sps.spmatrix, stats: Stats, weights: np.ndarray | None = None,
+              krylov: bool = False) -> Any:
+    """A solver of the free-node system ``matrix`` (an object with ``solve(rhs)``); ``weights``:
+    the volumes of its rows (default: the free nodes'); ``krylov`` at every size."""
+    large = matrix.shape[0] > DIRECT_LIMIT or (box.dim == 3 and matrix.nnz > DIRECT_NONZEROS_3D)
+    if large or krylov or box.settings.linear_solver == "iterative":
+        return Krylov(matrix, box.volume[box.free] if weights is None else weights, box.settings.rtol, stats)
     stats.factorizations += 1
     return spla.splu(sps.csc_matrix(matrix), permc_spec="MMD_AT_PLUS_A")
 
