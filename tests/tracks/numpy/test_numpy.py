@@ -108,7 +108,7 @@ def test_the_guide_runs_as_written(tmp_path: Path) -> None:
     are those of second-order schemes at 32 intervals."""
     text = TRACKS.get("numpy").resource("guide.md").read_text()
     blocks = [textwrap.dedent(b) for b in re.findall(r"```python\n(.*?)```", text, re.S)]
-    assert len(blocks) >= 8
+    assert len(blocks) >= 9
     r = _run("\n".join(blocks), tmp_path)
     assert r.returncode == 0, r.stderr[-3000:]
     errors = [float(m) for m in re.findall(r"max error (?:at t \S+ )?(\S+)", r.stdout)]
