@@ -163,3 +163,36 @@ def test_the_scaffold_samples_and_writes_the_grid_the_evaluator_reads(family: st
     assert sol["u"].shape == shape
     ref = leak.evaluate(exact, d.grid.points(), d.t_out, d.dim)
     assert leak.relative_gap(sol["u"].ravel(), ref) < 1e-4
+
+
+#: the case sources that list the track
+LISTING = [p for p in sorted(Path(__file__).resolve().parents[3].glob("cases/*/*.yaml"))
+           if "numpy" in (yamlio.load(p).get("tracks") or [])]
+
+
+def test_the_structured_cases_of_the_track_s_families_list_it() -> None:
+    track = TRACKS.get("numpy")
+    for p in sorted(Path(__file__).resolve().parents[3].glob("cases/*/*.yaml")):
+        data = yamlio.load(p)
+        supported = track.supports(data["family"], data["domain"]["template"])
+        assert ("numpy" in (data.get("tracks") or [])) == supported, p.name
+
+
+@pytest.mark.parametrize("path", LISTING, ids=lambda p: p.stem[:40])
+def test_no_numpy_prompt_reveals_the_solution_or_the_calibration(path: Path) -> None:
+    """The tiers of every case listing the track (guide and scaffold included) name neither the
+    hidden solution nor the calibration, as the DOLFINx prompts are checked in tests/prompts."""
+    from casekit.expr import parse, to_text
+    from casekit.model.source import load_source_dict
+    from casekit.prompts import render
+
+    source = CaseSource.from_dict(load_source_dict(path))
+    spec = derive(source).case_spec()
+    hidden = [str(v) for value in (source.manufactured_solution or {}).values()
+              for v in (value if isinstance(value, list) else [value]) if len(str(v)) > 4]
+    hidden += [to_text(parse(h)) for h in hidden]
+    for tier in ("single", "plan", "scaffold"):
+        text = render(spec, "numpy", tier)
+        assert not [h for h in hidden if h in text], f"{path.name}: the hidden solution leaks ({tier})"
+        for key in ("cells_across", "e_base", "t_base", "tau_acc", "tau_time", "manufactured", "calibration"):
+            assert key not in text, f"{path.name}: {key} appears ({tier})"
