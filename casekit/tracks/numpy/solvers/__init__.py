@@ -8,7 +8,8 @@ family's *kind of form* (``casekit.solvers.forms``: one module per kind under ``
 interpolates the node values onto the evaluation grid (cubic splines) and writes
 ``solution.npz`` and ``meta.json`` -- the contract of an agent's submission.  Every scheme is
 second order in space and time (Crank-Nicolson or BDF2; Newmark's average acceleration for the
-wave equation), nonlinear terms take Newton steps with a direct solve each.
+wave equation); nonlinear terms take Newton steps, each a sparse direct solve (a Krylov solve on
+large 3-D grids: ``linalg``).
 """
 
 from __future__ import annotations
