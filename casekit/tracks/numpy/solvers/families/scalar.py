@@ -16,15 +16,17 @@ from casekit.tracks.numpy.solvers.box import Box
 from casekit.tracks.numpy.solvers.linalg import Stats, march, newton
 
 
-def _reaction(box: Box, value: Any) -> tuple[Any, Any, bool]:
-    """R(u) and R'(u) as vectorised functions (points, t, u=values), and whether R is linear in u."""
-    from casekit.expr import as_expr, exact, param_symbol, to_numpy
+def _reaction(box: Box, value: Any) -> tuple[Any, Any, bool, bool]:
+    """R(u) and R'(u) as vectorised functions (points, t, u=values), whether R is linear in u, and
+    whether R' is constant in time (then a linear problem keeps its matrix)."""
+    from casekit.expr import T, as_expr, exact, param_symbol, to_numpy
 
+    u = param_symbol("u")
     expr = exact(as_expr(value, variables=box.variables, params=("u",)))
+    derivative = expr.diff(u)
     fn = to_numpy(expr, box.dim, params=("u",))
-    dfn = to_numpy(expr.diff(param_symbol("u")), box.dim, params=("u",))
-    linear = expr.diff(param_symbol("u"), 2) == 0
-    return fn, dfn, linear
+    dfn = to_numpy(derivative, box.dim, params=("u",))
+    return fn, dfn, expr.diff(u, 2) == 0, not ({u, T} & derivative.free_symbols)
 
 
 @for_forms(Scalar)
@@ -47,11 +49,10 @@ def scalar(box: Box) -> tuple[np.ndarray, dict[str, Any]]:
         return fixed if fixed is not None else (box.diffusion(kappa, t) + robin + extra).tocsr()
 
     forcing = box.data(spec["pde"]["forcing"]["f"])
-    linear = True
+    linear = constant = True
     reaction = dreaction = None
     if form.reaction:
-        reaction, dreaction, linear_reaction = _reaction(box, params[form.reaction])
-        linear = linear and linear_reaction
+        reaction, dreaction, linear, constant = _reaction(box, params[form.reaction])
     burgers = None
     if form.burgers:
         burgers = box.transport(params[form.burgers])
@@ -78,8 +79,7 @@ def scalar(box: Box) -> tuple[np.ndarray, dict[str, Any]]:
     dirichlet = box.dirichlet_values()
     if box.transient:
         initial = box.data(spec["ic"]["u"])(pts, box.t0)
-        u = march(box, spatial, jacobian, initial, dirichlet, stats, linear=linear,
-                  constant=not moving and dreaction is None)
+        u = march(box, spatial, jacobian, initial, dirichlet, stats, linear=linear, constant=constant and not moving)
     else:
         u = np.zeros(box.size)
         u[box.dirichlet] = dirichlet(0.0)
