@@ -52,4 +52,15 @@ MATRIX = [
     Row("burgers", "circle", 1, (10, 20), 2),
     Row("wave", "unit_square", 1, (10, 20), 2, {"bc": "mixed"}),
     Row("wave", "annulus", 1, (16, 32), 2),
+    # degree 1 on the periodic square: every kind of form but flow at order 2, for second-order tracks
+    # (finite differences) as much as for P1
+    Row("poisson", "periodic_square", 1, (16, 32), 2, {"bc": "robin", "coefficient": "variable"}),
+    Row("helmholtz", "periodic_square", 1, (16, 32), 2, {"bc": "robin"}),
+    Row("biharmonic", "periodic_square", 1, (16, 32), 2),
+    Row("convection_diffusion", "periodic_square", 1, (16, 32), 2,
+        {"peclet": "low", "time": "transient", "bc": "mixed"}),
+    Row("reaction_diffusion", "periodic_square", 1, (16, 32), 2,
+        {"time": "transient", "reaction": "logistic", "bc": "robin"}),
+    Row("wave", "periodic_square", 1, (16, 32), 2),
+    Row("linear_elasticity", "periodic_square", 1, (16, 32), 2, {"bc": "mixed", "compressibility": "compressible"}),
 ]

@@ -1,0 +1,75 @@
+"""The numpy track's environment: NumPy, SciPy (and what casekit's runtime modules need: SymPy,
+jsonschema) pinned in a venv of its own -- no FEM library is importable there, which is the
+point of the track (casekit's own interpreter carries DOLFINx); a smoke solve checks it."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+from pathlib import Path
+
+from casekit.envs.base import ENVIRONMENTS, Environment, EnvStatus, Step, find_python
+
+PINS = ("numpy==2.5.5", "scipy==1.18.1", "sympy==1.14.0", "jsonschema==4.26.0")
+
+#: a second-order finite-difference Poisson solve; the FEM libraries must not be importable
+_SMOKE = """
+import importlib.util, json
+import numpy as np, scipy, scipy.sparse as sps, scipy.sparse.linalg as spla
+present = [m for m in ("dolfinx", "firedrake", "ngsolve", "skfem", "gmsh") if importlib.util.find_spec(m)]
+assert not present, f"FEM libraries in the numpy environment: {present}"
+n = 32
+h = 1.0 / n
+x = np.linspace(0, 1, n + 1)[1:-1]
+X, Y = np.meshgrid(x, x, indexing="ij")
+d = sps.diags([-np.ones(n - 2), 2 * np.ones(n - 1), -np.ones(n - 2)], [-1, 0, 1]) / h**2
+A = sps.kronsum(d, d, format="csc")
+exact = np.sin(np.pi * X) * np.sin(np.pi * Y)
+u = spla.spsolve(A, (2 * np.pi**2 * exact).ravel())
+err = float(np.abs(u - exact.ravel()).max())
+assert err < 2e-3, err
+print(json.dumps({"numpy": np.__version__, "scipy": scipy.__version__, "smoke_max_error": err}))
+"""
+
+
+class NumpyEnvironment(Environment):
+    name = "numpy"
+    description = "NumPy and SciPy (no FEM library) from PyPI in their own venv"
+    image = "casekit/numpy:latest"
+
+    def recipe(self) -> object:
+        return {"pins": PINS, "python": "3.12", "smoke": _SMOKE}
+
+    def venv(self) -> Path:
+        return self.state_dir() / "venv"
+
+    def python(self) -> Path:
+        return self.venv() / "bin" / "python"
+
+    def steps(self) -> list[Step]:
+        pip = f"{self.python()} -m pip install --no-input --quiet"
+        return [
+            Step("venv", (f"{find_python('3.12', 'CASEKIT_NUMPY_PYTHON')} -m venv --clear {self.venv()}",)),
+            Step("wheels", (f"{pip} " + " ".join(f"'{p}'" for p in PINS),
+                            f"{self.python()} -m pip freeze > {self.state_dir() / 'freeze.txt'}")),
+            Step("smoke", (f"{self.python()} -c {shlex.quote(_SMOKE)} > {self.state_dir() / 'smoke.json'}",)),
+        ]
+
+    def check(self) -> EnvStatus:
+        smoke = self.state_dir() / "smoke.json"
+        if not self.python().exists():
+            return EnvStatus(self.name, False, "not installed", {"install": "casekit env install numpy",
+                                                                 "location": str(self.state_dir())})
+        if not smoke.exists():
+            return EnvStatus(self.name, False, "installed but the smoke solve has not passed",
+                             {"location": str(self.state_dir())})
+        r = subprocess.run([str(self.python()), "-c", "import numpy, scipy.sparse.linalg, sympy"], capture_output=True,
+                           text=True, timeout=300)
+        if r.returncode != 0:
+            why = (r.stderr.strip().splitlines() or [""])[-1]
+            return EnvStatus(self.name, False, f"cannot import numpy/scipy: {why}")
+        return EnvStatus(self.name, True, details={**json.loads(smoke.read_text()), "python": str(self.python())})
+
+
+ENVIRONMENTS.register("numpy", NumpyEnvironment())

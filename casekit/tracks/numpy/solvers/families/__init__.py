@@ -1,0 +1,1 @@
+"""One module per kind of form (casekit.solvers.forms); each registers its families."""
