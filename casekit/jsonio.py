@@ -80,11 +80,25 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
+def _umask() -> int:
+    mask = os.umask(0o022)  # read once, at import (os.umask has no read-only form)
+    os.umask(mask)
+    return mask
+
+
+#: the permissions a plain open() would give a new file (mkstemp's 0600 would make reports,
+#: records and datasets unreadable to anyone else)
+FILE_MODE = 0o666 & ~_umask()
+
+
+def atomic_write_bytes(path: Path, data: bytes, mode: int = FILE_MODE) -> None:
+    """Write ``path`` all or nothing (a temporary file beside it, then a rename), with ``mode``
+    (default: what open() would give; pass 0o600 for private files)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()

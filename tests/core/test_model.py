@@ -109,3 +109,18 @@ def test_atomic_write_leaves_no_partial_file(tmp_path: Path, monkeypatch: pytest
         atomic_write_text(target, "new")
     assert target.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["out.txt"]
+
+
+def test_atomic_writes_get_the_permissions_open_would_give(tmp_path: Path) -> None:
+    """Reports, records and datasets are readable as any file written with open() would be (not
+    mkstemp's 0600); a private file asks for its mode."""
+    import os
+
+    from casekit.jsonio import FILE_MODE, atomic_write_bytes
+
+    atomic_write_text(tmp_path / "public.txt", "x")
+    (tmp_path / "plain.txt").write_text("x")
+    assert (tmp_path / "public.txt").stat().st_mode & 0o777 == (tmp_path / "plain.txt").stat().st_mode & 0o777
+    assert (tmp_path / "plain.txt").stat().st_mode & 0o777 == FILE_MODE
+    atomic_write_bytes(tmp_path / "private", b"x", mode=0o600)
+    assert os.stat(tmp_path / "private").st_mode & 0o777 == 0o600
