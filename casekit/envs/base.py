@@ -92,6 +92,58 @@ class Environment:
         return {}
 
 
+class PinnedVenvEnvironment(Environment):
+    """A track environment of pinned PyPI wheels in a venv of its own, checked by a smoke solve
+    (a script printing one JSON object) and an import of the track's modules.  A track declares
+    ``pins``, ``smoke``, ``imports`` and ``python_override`` (the variable naming another
+    interpreter)."""
+
+    pins: tuple[str, ...] = ()
+    smoke = ""
+    imports = ""
+    python_version = "3.12"
+    python_override = ""
+
+    def recipe(self) -> object:
+        return {"pins": self.pins, "python": self.python_version, "smoke": self.smoke}
+
+    def venv(self) -> Path:
+        return self.state_dir() / "venv"
+
+    def python(self) -> Path:
+        return self.venv() / "bin" / "python"
+
+    def steps(self) -> list[Step]:
+        import shlex
+
+        pip = f"{self.python()} -m pip install --no-input --quiet"
+        py = find_python(self.python_version, self.python_override)
+        return [
+            Step("venv", (f"{py} -m venv --clear {self.venv()}",)),
+            Step("wheels", (f"{pip} " + " ".join(f"'{p}'" for p in self.pins),
+                            f"{self.python()} -m pip freeze > {self.state_dir() / 'freeze.txt'}")),
+            Step("smoke", (f"{self.python()} -c {shlex.quote(self.smoke)} > {self.state_dir() / 'smoke.json'}",)),
+        ]
+
+    def check(self) -> EnvStatus:
+        import json
+        import subprocess
+
+        smoke = self.state_dir() / "smoke.json"
+        if not self.python().exists():
+            return EnvStatus(self.name, False, "not installed", {"install": f"casekit env install {self.name}",
+                                                                 "location": str(self.state_dir())})
+        if not smoke.exists():
+            return EnvStatus(self.name, False, "installed but the smoke solve has not passed",
+                             {"location": str(self.state_dir())})
+        r = subprocess.run([str(self.python()), "-c", f"import {self.imports}"], capture_output=True, text=True,
+                           timeout=300)
+        if r.returncode != 0:
+            why = (r.stderr.strip().splitlines() or [""])[-1]
+            return EnvStatus(self.name, False, f"cannot import {self.imports}: {why}")
+        return EnvStatus(self.name, True, details={**json.loads(smoke.read_text()), "python": str(self.python())})
+
+
 def run_steps(steps: list[Step], stamps: Path, log: Path, *, env_vars: dict[str, str] | None = None,
               force: bool = False, progress: Callable[[str, str, float], None] = lambda s, st, t: None) -> None:
     stamps.mkdir(parents=True, exist_ok=True)

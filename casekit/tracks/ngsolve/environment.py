@@ -3,12 +3,7 @@ runtime modules need (NumPy, SciPy, SymPy, jsonschema); a smoke solve checks it.
 
 from __future__ import annotations
 
-import json
-import shlex
-import subprocess
-from pathlib import Path
-
-from casekit.envs.base import ENVIRONMENTS, Environment, EnvStatus, Step, find_python
+from casekit.envs.base import ENVIRONMENTS, PinnedVenvEnvironment
 
 PINS = ("ngsolve==6.2.2608", "netgen-mesher==6.2.2608", "numpy==2.5.5", "scipy==1.18.1", "sympy==1.14.0",
         "jsonschema==4.26.0")
@@ -33,42 +28,14 @@ print(json.dumps({"ngsolve": ng.__version__, "smoke_l2_error": err}))
 """
 
 
-class NgsolveEnvironment(Environment):
+class NgsolveEnvironment(PinnedVenvEnvironment):
     name = "ngsolve"
     description = "NGSolve 6.2.2608 (netgen, UMFPACK) from PyPI in its own venv"
     image = "casekit/ngsolve:6.2"
-
-    def recipe(self) -> object:
-        return {"pins": PINS, "python": "3.12", "smoke": _SMOKE}
-
-    def venv(self) -> Path:
-        return self.state_dir() / "venv"
-
-    def python(self) -> Path:
-        return self.venv() / "bin" / "python"
-
-    def steps(self) -> list[Step]:
-        pip = f"{self.python()} -m pip install --no-input --quiet"
-        return [
-            Step("venv", (f"{find_python('3.12', 'CASEKIT_NGSOLVE_PYTHON')} -m venv --clear {self.venv()}",)),
-            Step("wheels", (f"{pip} " + " ".join(f"'{p}'" for p in PINS),
-                            f"{self.python()} -m pip freeze > {self.state_dir() / 'freeze.txt'}")),
-            Step("smoke", (f"{self.python()} -c {shlex.quote(_SMOKE)} > {self.state_dir() / 'smoke.json'}",)),
-        ]
-
-    def check(self) -> EnvStatus:
-        smoke = self.state_dir() / "smoke.json"
-        if not self.python().exists():
-            return EnvStatus(self.name, False, "not installed", {"install": "casekit env install ngsolve",
-                                                                 "location": str(self.state_dir())})
-        if not smoke.exists():
-            return EnvStatus(self.name, False, "installed but the smoke solve has not passed",
-                             {"location": str(self.state_dir())})
-        r = subprocess.run([str(self.python()), "-c", "import ngsolve, netgen.occ"], capture_output=True, text=True,
-                           timeout=300)
-        if r.returncode != 0:
-            return EnvStatus(self.name, False, "cannot import ngsolve: " + (r.stderr.strip().splitlines() or [""])[-1])
-        return EnvStatus(self.name, True, details={**json.loads(smoke.read_text()), "python": str(self.python())})
+    pins = PINS
+    smoke = _SMOKE
+    imports = "ngsolve, netgen.occ"
+    python_override = "CASEKIT_NGSOLVE_PYTHON"
 
 
 ENVIRONMENTS.register("ngsolve", NgsolveEnvironment())

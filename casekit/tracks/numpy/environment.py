@@ -4,12 +4,7 @@ point of the track (casekit's own interpreter carries DOLFINx); a smoke solve ch
 
 from __future__ import annotations
 
-import json
-import shlex
-import subprocess
-from pathlib import Path
-
-from casekit.envs.base import ENVIRONMENTS, Environment, EnvStatus, Step, find_python
+from casekit.envs.base import ENVIRONMENTS, PinnedVenvEnvironment
 
 PINS = ("numpy==2.5.5", "scipy==1.18.1", "sympy==1.14.0", "jsonschema==4.26.0")
 
@@ -33,43 +28,14 @@ print(json.dumps({"numpy": np.__version__, "scipy": scipy.__version__, "smoke_ma
 """
 
 
-class NumpyEnvironment(Environment):
+class NumpyEnvironment(PinnedVenvEnvironment):
     name = "numpy"
     description = "NumPy and SciPy (no FEM library) from PyPI in their own venv"
     image = "casekit/numpy:latest"
-
-    def recipe(self) -> object:
-        return {"pins": PINS, "python": "3.12", "smoke": _SMOKE}
-
-    def venv(self) -> Path:
-        return self.state_dir() / "venv"
-
-    def python(self) -> Path:
-        return self.venv() / "bin" / "python"
-
-    def steps(self) -> list[Step]:
-        pip = f"{self.python()} -m pip install --no-input --quiet"
-        return [
-            Step("venv", (f"{find_python('3.12', 'CASEKIT_NUMPY_PYTHON')} -m venv --clear {self.venv()}",)),
-            Step("wheels", (f"{pip} " + " ".join(f"'{p}'" for p in PINS),
-                            f"{self.python()} -m pip freeze > {self.state_dir() / 'freeze.txt'}")),
-            Step("smoke", (f"{self.python()} -c {shlex.quote(_SMOKE)} > {self.state_dir() / 'smoke.json'}",)),
-        ]
-
-    def check(self) -> EnvStatus:
-        smoke = self.state_dir() / "smoke.json"
-        if not self.python().exists():
-            return EnvStatus(self.name, False, "not installed", {"install": "casekit env install numpy",
-                                                                 "location": str(self.state_dir())})
-        if not smoke.exists():
-            return EnvStatus(self.name, False, "installed but the smoke solve has not passed",
-                             {"location": str(self.state_dir())})
-        r = subprocess.run([str(self.python()), "-c", "import numpy, scipy.sparse.linalg, sympy"], capture_output=True,
-                           text=True, timeout=300)
-        if r.returncode != 0:
-            why = (r.stderr.strip().splitlines() or [""])[-1]
-            return EnvStatus(self.name, False, f"cannot import numpy/scipy: {why}")
-        return EnvStatus(self.name, True, details={**json.loads(smoke.read_text()), "python": str(self.python())})
+    pins = PINS
+    smoke = _SMOKE
+    imports = "numpy, scipy.sparse.linalg, sympy"
+    python_override = "CASEKIT_NUMPY_PYTHON"
 
 
 ENVIRONMENTS.register("numpy", NumpyEnvironment())
