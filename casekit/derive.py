@@ -499,7 +499,7 @@ def _text(v: Any, sampler: Sampler | None = None) -> Any:
     if v.is_Number:
         f = float(v)
         return int(f) if f.is_integer() and abs(f) < 2**53 else f
-    return to_text(v)
+    return to_text(v) if sampler is None else hygiene.clean_text(v, sampler)
 
 
 def _sampler(d: Derived) -> Sampler:

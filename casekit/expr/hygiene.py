@@ -116,3 +116,23 @@ def clean(e: sp.Expr, sampler: Sampler | None = None) -> sp.Expr:
         if drop:
             out = sp.Add(*(a for a in out.args if a not in drop))
     return out
+
+
+def clean_text(e: sp.Expr, sampler: Sampler | None = None, rounds: int = 4) -> str:
+    """``e`` cleaned and printed so that what an agent (or the validator) parses back is clean too.
+
+    Printing can undo :func:`clean`: a parser distributes a number over a sum, so the clean text
+    ``15625*(-250000*x**2 + 1)*exp(x)/1555848`` reads back with the literal ``-3906250000``.  The
+    parsed form is cleaned and printed again until it is stable; the last resort writes every
+    number as a double (17 significant digits), which no parse can enlarge.
+    """
+    from casekit.expr.parser import as_expr
+    from casekit.expr.printers import to_text
+
+    text = to_text(clean(e, sampler))
+    for _ in range(rounds):
+        parsed = as_expr(text)
+        if next(_literal_problems(parsed), None) is None:
+            return text
+        text = to_text(clean(parsed, sampler))
+    return to_text(as_expr(text).evalf(17))
