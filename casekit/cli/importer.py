@@ -92,7 +92,8 @@ def _convert_all(file: Path, convert: Any, staging: Path, notes: Counter[str], r
             failed += 1
             notes["not_kept"] += 1
             entry["id"] = None
-            entry["notes"].append({"class": "not_kept", "text": "not kept: " + "; ".join(unfaithful)})
+            entry["notes"].append({"class": "not_kept", "text": "not kept: " + "; ".join(
+                t.removesuffix("; kept as given") for t in unfaithful)})
             report.append(entry)
             continue
         atomic_write_text(staging / src["family"] / f"{src['id']}.yaml", yamlio.dumps(src))

@@ -129,10 +129,16 @@ def clean_text(e: sp.Expr, sampler: Sampler | None = None, rounds: int = 4) -> s
     from casekit.expr.parser import as_expr
     from casekit.expr.printers import to_text
 
+    # the symbols beyond the coordinates and time (the unknown in a reaction term R(u))
+    params = sorted(s.name for s in e.free_symbols if s.name not in ("x", "y", "z", "t"))
+
+    def parse(text: str) -> sp.Expr:
+        return as_expr(text, params=params)
+
     text = to_text(clean(e, sampler))
     for _ in range(rounds):
-        parsed = as_expr(text)
+        parsed = parse(text)
         if next(_literal_problems(parsed), None) is None:
             return text
         text = to_text(clean(parsed, sampler))
-    return to_text(as_expr(text).evalf(17))
+    return to_text(parse(text).evalf(17))

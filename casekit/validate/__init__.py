@@ -132,7 +132,12 @@ def _sources(path: Path, settings: Settings) -> Iterator[tuple[str | None, list[
         yield None, [Problem(exc.message, exc.pointer, check="yaml")]
         return
     case_id = data.get("id") if isinstance(data.get("id"), str) else None
-    yield case_id, check_source(data, path, settings)
+    try:
+        problems = check_source(data, path, settings)
+    except Exception as exc:  # a defect of casekit's: reported for this case, the others are still checked
+        problems = [Problem(f"casekit could not check this case (a casekit defect, please report it): {exc!r}"[:500],
+                            case_id=case_id, check="internal")]
+    yield case_id, problems
 
 
 def check_source(data: dict[str, Any], path: Path | None = None,
@@ -152,11 +157,12 @@ def _check_source(data: dict[str, Any], path: Path | None, settings: Settings | 
     problems += _tracks(source.tracks, "/tracks", source.id)
     try:
         derived = derive(source)
+        view = _view_of_derived(derived)  # renders the case_spec, which can fail too
     except CasekitError as exc:
         problems += [p.located(case_id=source.id) for p in (exc.problems or [exc.as_problem()])]
         return problems + _typed_leaks(source)
     problems += _typed(derived)
-    problems += run_all(_view_of_derived(derived), settings)
+    problems += run_all(view, settings)
     return problems
 
 

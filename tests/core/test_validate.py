@@ -223,3 +223,32 @@ def test_clean_text_parses_back_within_the_rules_and_to_the_same_values(a: int, 
     for x, y in [(0.1, 0.2), (0.7, -0.3), (-0.5, 0.9)]:
         want = float(e.subs({X: x, Y: y}))
         assert np.isclose(float(back.subs({X: x, Y: y})), want, rtol=1e-13, atol=0), text
+
+
+def test_derived_reaction_terms_keep_their_unknown() -> None:
+    """R(u) is printed, cleaned and read back with ``u`` as a name (a regression: the re-parse of
+    derived text once knew only x, y, z and t and rejected every reaction-diffusion case)."""
+    from casekit.model.source import load_source_dict
+
+    path = ROOT / "cases" / "reaction_diffusion" / "reaction_diffusion_annulus_cubic_stiff_transient_robin_s1001.yaml"
+    assert check_source(load_source_dict(path), path) == []
+
+
+def test_a_casekit_defect_in_one_case_is_reported_for_it_and_the_others_are_checked(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import casekit.validate as validate
+
+    real = validate.run_all
+
+    def flaky(view, settings):  # type: ignore[no-untyped-def]
+        if view.case_id == "poisson_one":
+            raise RuntimeError("boom")
+        return real(view, settings)
+
+    monkeypatch.setattr(validate, "run_all", flaky)
+    write(tmp_path, poisson(id="poisson_one"))
+    write(tmp_path, poisson(id="poisson_two"))
+    report = validate_paths([tmp_path / "cases"])
+    assert report.cases == 2
+    assert [(p.case_id, p.check) for p in report.problems] == [("poisson_one", "internal")]
+    assert "boom" in report.problems[0].message
