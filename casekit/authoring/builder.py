@@ -32,6 +32,7 @@ from casekit.expr import to_text
 from casekit.families import FAMILIES, Family
 from casekit.ids import public_id, salted_seed
 from casekit.thresholds import DEFAULTS
+from casekit.families.inflow import traction_inflow
 from casekit.tracks import TRACKS
 
 
@@ -107,7 +108,10 @@ def build_source(family_name: str, domain_name: str, levels: Mapping[str, str], 
     transient = family.transient and (not family.steady_allowed or "time" in recipe)
     time = _time(recipe, ctx) if transient else None
     solution = _solution(family, recipe, ctx, time)
-    boundary = assign_boundary(family, domain, _value(recipe.get("bc", "dirichlet"), ctx), rng)
+    lead = solution.get(family.unknowns[0].name)
+    entering = {i.tag for i in traction_inflow(family.traction_inflow_limit, params,
+                                               lead if time is None else None, domain.geometry, domain.tags())}
+    boundary = assign_boundary(family, domain, _value(recipe.get("bc", "dirichlet"), ctx), rng, entering)
     output = recipe.get("output", family.outputs[0].name)
     grid = _grid(domain, _value(recipe.get("grid", 64 if domain.dim == 2 else 24), ctx))
     source: dict[str, Any] = {
@@ -202,8 +206,10 @@ def _solution(family: Family, recipe: dict[str, Any], ctx: BuildContext,
     return out
 
 
-def assign_boundary(family: Family, domain: Domain, mode: str, rng: np.random.Generator) -> dict[str, Any]:
-    """Boundary kinds per tag for a bc mode; every tag gets exactly one condition."""
+def assign_boundary(family: Family, domain: Domain, mode: str, rng: np.random.Generator,
+                    no_traction: set[str] | frozenset[str] = frozenset()) -> dict[str, Any]:
+    """Boundary kinds per tag for a bc mode; every tag gets exactly one condition, and none of
+    ``no_traction`` (parts where the flow enters too fast, ``casekit.families.inflow``) a flux one."""
     tags = domain.tags()
     out: dict[str, Any] = {}
     periodic = [t for p in _periodic_pairs(domain, family) for t in (p.source, p.target)]
@@ -220,14 +226,17 @@ def assign_boundary(family: Family, domain: Domain, mode: str, rng: np.random.Ge
     if kind not in family.bc_kinds:
         raise CasekitError(f"family {family.name!r} has no {kind} conditions for bc mode {mode!r}",
                            valid=", ".join(family.bc_kinds))
-    candidates = [t for t in rest if len(domain.geometry.carriers(t)) == 1]
+    candidates = [t for t in rest if len(domain.geometry.carriers(t)) == 1
+                  and not (kind == "neumann" and t in no_traction)]
     keep_dirichlet = kind == "neumann" or (family.needs_dirichlet and kind != "robin")
     if keep_dirichlet and len(rest) < 2:
         raise CasekitError(f"bc mode {mode!r} needs a domain with at least two non-periodic boundary "
                            f"parts; {domain.name!r} has {len(rest)}")
     if not candidates:
-        raise CasekitError(f"bc mode {mode!r} needs a boundary part with one exact normal; "
-                           f"{domain.name!r} has none")
+        why = " where the drawn flow leaves (inflow through a traction part is not fair at this Reynolds number)" \
+            if no_traction else ""
+        raise CasekitError(f"bc mode {mode!r} needs a boundary part with one exact normal{why}; "
+                           f"{domain.name!r} has none (try another --seed)")
     n = max(1, len(candidates) // 2)
     if keep_dirichlet and n >= len(rest):
         n = len(rest) - 1

@@ -119,6 +119,9 @@ class Family:
     authoring: Mapping[str, Any] = field(default_factory=dict, repr=False)
     #: math type of transient cases when it differs from ``math_type`` (steady)
     transient_math_type: tuple[str, ...] | None = None
+    #: flows whose traction parts must not carry inflow above a Reynolds number: (viscosity
+    #: parameter, limit); see ``casekit.families.inflow``
+    traction_inflow_limit: tuple[str, float] | None = None
 
     def math_types(self, transient: bool) -> list[str]:
         if transient and self.transient_math_type:

@@ -26,6 +26,7 @@ from casekit.expr import COORDS, T, as_expr, exact, hygiene
 from casekit.expr.hygiene import Sampler
 from casekit.families.base import DATA_BC_KINDS
 from casekit.families.calculus import lap
+from casekit.families.inflow import traction_inflow
 from casekit.registry import Registry
 from casekit.validate.view import CaseView, parse_all, visible_values
 
@@ -120,6 +121,22 @@ def expression_hygiene(view: CaseView, s: Settings) -> list[Problem]:
     return problems
 
 
+@check("traction_inflow")
+def traction_inflow_check(view: CaseView, s: Settings) -> list[Problem]:
+    """No traction part lets the flow in above the family's Reynolds limit
+    (``casekit.families.inflow``)."""
+    if view.solution is None or view.transient or view.family.traction_inflow_limit is None:
+        return []
+    entries = list(enumerate(view.spec["bc"].get("neumann", [])))
+    tags = [e["tag"] for _, e in entries if e["tag"] in view.domain.tags()]
+    found = {i.tag: i for i in traction_inflow(view.family.traction_inflow_limit, view.params,
+                                               view.solution[view.family.unknowns[0].name],
+                                               view.domain.geometry, tags)}
+    return [view.problem(f"/bc/neumann/{i}", found[e["tag"]].message(), "traction_inflow",
+                         "a Dirichlet condition on that part, a part where the flow leaves, or a lower Reynolds "
+                         "number") for i, e in entries if e["tag"] in found]
+
+
 @check("residual")
 def residual(view: CaseView, s: Settings) -> list[Problem]:
     if view.solution is None:
@@ -159,20 +176,8 @@ def residual(view: CaseView, s: Settings) -> list[Problem]:
     return problems
 
 
-def _tag_points(view: CaseView, tag: str, n: int = 40) -> np.ndarray:
-    geo = view.domain.geometry
-    if isinstance(geo, Region):
-        return np.concatenate([p.segment.sample(n)[1:-1] for p in geo.tag_pieces(tag)])
-    assert isinstance(geo, Box)
-    axis, side = geo.face(tag)
-    g = np.linspace(0.05, 0.95, 7)
-    others = [i for i in range(3) if i != axis]
-    a, b = np.meshgrid(g, g)
-    pts = np.zeros((a.size, 3))
-    for i, w in zip(others, (a.ravel(), b.ravel()), strict=True):
-        pts[:, i] = geo.lo[i] + w * (geo.hi[i] - geo.lo[i])
-    pts[:, axis] = geo.hi[axis] if side else geo.lo[axis]
-    return pts
+def _tag_points(view: CaseView, tag: str) -> np.ndarray:
+    return view.domain.geometry.tag_points(tag)
 
 
 @check("boundary_data")

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from casekit.domains.geometry.carriers import Carrier, LineCarrier
+from casekit.domains.geometry.carriers import Carrier, LineCarrier, normals_at
 from casekit.domains.geometry.region import BOUNDARY_TOL, PeriodicPair
 
 _BOX_TAGS = ("left", "right", "front", "back", "bottom", "top")
@@ -30,6 +30,22 @@ class Box:
         """(axis, side) of a face: side 0 is the low face."""
         i = _BOX_TAGS.index(tag)
         return i // 2, i % 2
+
+    def tag_points(self, tag: str, n: int = 7) -> np.ndarray:
+        """An n x n grid of points on a face, its edges excluded."""
+        axis, side = self.face(tag)
+        g = np.linspace(0.05, 0.95, n)
+        others = [i for i in range(3) if i != axis]
+        a, b = np.meshgrid(g, g)
+        pts = np.zeros((a.size, 3))
+        for i, w in zip(others, (a.ravel(), b.ravel()), strict=True):
+            pts[:, i] = self.lo[i] + w * (self.hi[i] - self.lo[i])
+        pts[:, axis] = self.hi[axis] if side else self.lo[axis]
+        return pts
+
+    def tag_normals(self, tag: str, n: int = 7) -> np.ndarray:
+        """The outward unit normals at :meth:`tag_points`."""
+        return normals_at(self.carriers(tag)[0], self.tag_points(tag, n))
 
     def carriers(self, tag: str) -> list[Carrier]:
         axis, side = self.face(tag)

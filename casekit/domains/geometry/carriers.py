@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import sympy as sp
 
 from casekit.expr import X, Y, Z
@@ -106,6 +107,14 @@ class EllipseCarrier:
 
 
 Carrier = LineCarrier | CircleCarrier | EllipseCarrier
+
+
+def normals_at(carrier: Carrier, pts: np.ndarray) -> np.ndarray:
+    """The carrier's outward unit normals at points on it, shape (len(pts), dim)."""
+    coords = (X, Y, Z)[: pts.shape[1]]
+    fn = sp.lambdify(coords, list(carrier.normal_expr()), "numpy")
+    comps = np.broadcast_arrays(*fn(*pts.T), pts[:, 0])[:-1]
+    return np.stack(comps, axis=1).astype(float)
 
 
 def num(v: float) -> sp.Expr:

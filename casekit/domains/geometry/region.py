@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from casekit.domains.geometry.carriers import Carrier, Point
+from casekit.domains.geometry.carriers import Carrier, Point, normals_at
 from casekit.domains.geometry.segments import Arc, EllipticArc, Line, Monotone, Segment
 
 #: Points closer than ``BOUNDARY_TOL * diameter`` to the boundary count as inside.
@@ -82,6 +82,18 @@ class Region:
 
     def tag_pieces(self, tag: str) -> list[Piece]:
         return [p for p in self.pieces() if p.tag == tag]
+
+    def tag_points(self, tag: str, n: int = 40) -> np.ndarray:
+        """Points on a tag, ``n - 2`` per piece, end points excluded (they belong to two parts)."""
+        return np.concatenate([p.segment.sample(n)[1:-1] for p in self.tag_pieces(tag)])
+
+    def tag_normals(self, tag: str, n: int = 40) -> np.ndarray:
+        """The outward unit normals at :meth:`tag_points`."""
+        out = []
+        for p in self.tag_pieces(tag):
+            pts = p.segment.sample(n)[1:-1]
+            out.append(normals_at(p.segment.carrier(), pts))
+        return np.concatenate(out)
 
     def carriers(self, tag: str) -> list[Carrier]:
         out: dict[tuple, Carrier] = {}

@@ -37,6 +37,7 @@ register(Family(
         }),
         bc_axis("dirichlet", "mixed"),
     ),
+    traction_inflow_limit=("nu", 200.0),
     authoring={"solution": {"kind": "trig"}, "pressure": {"kind": "trig"},
                "calibration": {"degree": 2, "cells_across": lambda c: c.cells_across(40, 10),
                                "newton_rtol": 1e-10, "max_newton_iterations": 30}},

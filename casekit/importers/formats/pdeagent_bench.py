@@ -128,7 +128,22 @@ def _repair(out: Imported) -> Imported:
     for key, why in _FOREIGN_TOLERANCES.items():
         if key in evaluation:
             out.note("repaired", f"evaluation.{key} = {evaluation.pop(key)!r} removed: it {why}")
+    _tracks(out)
     return out
+
+
+def _tracks(out: Imported) -> None:
+    """A repaired case lists every casekit track that supports its family on its template (the
+    record's ``supported_libraries`` say where its authors' oracle ran, not what the case needs)."""
+    from casekit.tracks import TRACKS
+
+    src = out.source
+    listed = list(src.get("tracks", []))
+    supported = [t for t, track in TRACKS.items() if track.supports(src["family"], src["domain"]["template"])]
+    if supported != listed:
+        src["tracks"] = supported
+        out.note("mapped", f"tracks {listed} -> {supported}: every casekit track that supports {src['family']} on "
+                 f"{src['domain']['template']}")
 
 
 # --------------------------------------------------------------------------- domain
@@ -316,9 +331,17 @@ def _pde(pde: dict[str, Any], family: str, out: Imported) -> dict[str, Any]:
     if time is None and "t_final" in pde:
         time = {"t0": 0.0, "t_end": pde["t_final"], "dt": pde.get("dt")}
         out.note("schema_variant", "time given as top-level dt/t_final instead of a time block")
+    if time is None and family in _ORACLE_TIME_DEFAULTS:
+        time = dict(_ORACLE_TIME_DEFAULTS[family])
+        out.note("assumed", f"no time interval given: the anchor's {family} oracle and prompt builder use "
+                 f"t_final = {time['t_end']} and dt = {time['dt']} then (pdebench/oracle/burger.py), assumed")
     if time is not None:
         res["time"] = {k: time[k] for k in ("t0", "t_end", "dt") if time.get(k) is not None}
     return res
+
+
+#: the time interval the anchor's oracle uses for a record that gives none, per family
+_ORACLE_TIME_DEFAULTS = {"burgers": {"t0": 0.0, "t_end": 0.1, "dt": 0.01}}
 
 
 # --------------------------------------------------------------------------- boundary

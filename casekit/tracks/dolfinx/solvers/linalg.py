@@ -213,27 +213,36 @@ class Newton:
         self.F = fem.form(F)
         self.du = fem.Function(self.space)
         stats.dofs = space_size(self.space)
+        rows, _ = dirichlet_rows(bcs, space_size(self.space), self.reduction)
+        if pin is not None:
+            red = self.reduction
+            rows = np.concatenate([rows, red.reduced_index[pin] if red else pin]).astype(np.int32)
+        self.rows = rows  # Dirichlet and pinned rows of the (reduced) system
+
+    def residual(self) -> tuple[PETSc.Vec, float]:
+        """-F(u) on the (reduced) dofs with Dirichlet and pinned rows zeroed, and its norm."""
+        red = self.reduction
+        b = fpetsc.assemble_vector(self.F)
+        b.ghostUpdate(addv=PETSc.InsertMode.ADD, mode=PETSc.ScatterMode.REVERSE)
+        if red:
+            b = red.vector(b)
+        b.scale(-1.0)
+        b.setValues(self.rows, np.zeros(len(self.rows)))
+        b.assemble()
+        return b, b.norm()
 
     def solve(self) -> int:
-        """Newton iterations from the current u (its Dirichlet values are imposed first)."""
+        """Newton iterations from the current u (its Dirichlet values are imposed first).  A step
+        that raises the residual is halved until it does not (at most :data:`MAX_HALVINGS` times):
+        far from the solution a full step can leave the basin for good."""
         s, u, red = self.problem.settings, self.u, self.reduction
         for d in self.bcs:
             d.bc.set(u.x.array)
         u.x.scatter_forward()
-        r0 = norm = None
+        rows = self.rows
+        b, norm = self.residual()
+        r0 = norm
         for it in range(1, s.max_newton_iterations + 1):
-            b = fpetsc.assemble_vector(self.F)
-            b.ghostUpdate(addv=PETSc.InsertMode.ADD, mode=PETSc.ScatterMode.REVERSE)
-            if red:
-                b = red.vector(b)
-            rows, _ = dirichlet_rows(self.bcs, space_size(self.space), red)
-            if self.pin is not None:
-                rows = np.concatenate([rows, red.reduced_index[self.pin] if red else self.pin]).astype(np.int32)
-            b.scale(-1.0)
-            b.setValues(rows, np.zeros(len(rows)))
-            b.assemble()
-            norm = b.norm()
-            r0 = norm if r0 is None else r0
             if (norm <= max(s.newton_rtol * r0, 1e-12) and it > 1) or norm < 1e-14:
                 self.stats.newton_iterations += it - 1
                 return it - 1
@@ -251,12 +260,24 @@ class Newton:
                 red.expand(x, self.du.x.petsc_vec)
             else:
                 x.copy(self.du.x.petsc_vec)
-            u.x.array[:] += self.du.x.array
-            u.x.scatter_forward()
             ksp.destroy()
             A.destroy()
+            start = u.x.array.copy()
+            step = 1.0
+            for _ in range(MAX_HALVINGS + 1):
+                u.x.array[:] = start + step * self.du.x.array
+                u.x.scatter_forward()
+                b, trial = self.residual()
+                if trial < norm or step < 2.0 ** -MAX_HALVINGS:
+                    break
+                step /= 2
+            norm = trial
         raise RuntimeError(f"Newton did not converge in {s.max_newton_iterations} iterations "
                            f"(residual {norm:.3e}, initial {r0:.3e})")
+
+
+#: how often a Newton step that raises the residual is halved
+MAX_HALVINGS = 6
 
 
 def newton(problem: Problem, F: Any, u: fem.Function, bcs: list[Dirichlet], stats: Stats,

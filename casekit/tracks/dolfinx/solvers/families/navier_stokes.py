@@ -31,7 +31,23 @@ def navier_stokes(p: Problem) -> Result:
     levels = [nu_target]
     while levels[0] < 1.0:
         levels.insert(0, min(1.0, levels[0] * 4))
-    for level in levels:  # continuation: 1, ..., nu (a single level when nu >= 1)
-        nu.value = level
-        solver.solve()
-    return Result(w.sub(0).collapse(), {**stats.info(), "continuation_levels": len(levels)})
+    done: list[float] = []  # continuation 1, ..., nu; a level Newton cannot reach from the last is split
+    converged = w.x.array.copy()
+    while levels:
+        nu.value = levels[0]
+        try:
+            solver.solve()
+        except RuntimeError as exc:
+            if not done or len(done) + len(levels) >= MAX_LEVELS:
+                raise RuntimeError(f"{exc} at viscosity {levels[0]:.4g} (continuation {done})") from None
+            w.x.array[:] = converged
+            w.x.scatter_forward()
+            levels.insert(0, (done[-1] * levels[0]) ** 0.5)
+            continue
+        converged[:] = w.x.array
+        done.append(levels.pop(0))
+    return Result(w.sub(0).collapse(), {**stats.info(), "continuation_levels": len(done)})
+
+
+#: most viscosity levels of one continuation
+MAX_LEVELS = 16
