@@ -25,6 +25,7 @@ from casekit.solvers.targets import TARGETS_FILE
 
 if TYPE_CHECKING:
     from casekit.derive import Derived
+    from casekit.domains import Domain
     from casekit.model.source import TargetSource
     from casekit.targets.quadrature import PointFn
 
@@ -101,6 +102,15 @@ class Context:
         return f
 
 
+def default_of(source: dict[str, Any], domain: Domain) -> str:
+    """The quantity an authored target is about: the output field, or its first component."""
+    from casekit.families import FAMILIES
+
+    out = FAMILIES.get(source["family"]).output(source["output"]["field"])
+    comps = out.components(domain.dim)
+    return comps[0] if comps else out.name
+
+
 class TargetKind:
     """One kind of target; subclasses are registered in :data:`TARGET_KINDS`."""
 
@@ -144,6 +154,12 @@ class TargetKind:
     def describe(self, entry: dict[str, Any], case_spec: dict[str, Any]) -> str:
         """The target in words, from the case_spec alone (prompts)."""
         raise NotImplementedError
+
+    def draw(self, source: dict[str, Any], domain: Domain, rng: np.random.Generator) -> dict[str, Any]:
+        """A target of this kind for a case source being authored (``casekit new --targets``)."""
+        of = default_of(source, domain)
+        return {"name": f"{self.name}_{of}", "kind": self.name, **({"of": of} if of != source["output"]["field"]
+                                                                    else {})}
 
     # helpers
     @staticmethod

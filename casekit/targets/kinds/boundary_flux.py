@@ -9,6 +9,8 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
+from casekit.domains import Domain
+from casekit.errors import CasekitError
 from casekit.expr import exact, to_text
 from casekit.families.calculus import grad
 from casekit.model.source import TargetSource
@@ -69,6 +71,16 @@ class BoundaryFlux(TargetKind):
         value = boundary_integral(ctx.domain, t.boundary, flux)
         scale = boundary_integral(ctx.domain, t.boundary, lambda p, n: np.abs(flux(p, n)), rtol=1e-3)
         return Exact(value, scale)
+
+    def draw(self, source: dict[str, Any], domain: Domain, rng: np.random.Generator) -> dict[str, Any]:
+        """The flux through a random Dirichlet part of the source."""
+        kinds = {t: b if isinstance(b, str) else b["kind"] for t, b in source["boundary"].items()}
+        dirichlet = [t for t, k in kinds.items() if k == "dirichlet"]
+        if not dirichlet:
+            raise CasekitError("a boundary_flux target needs a dirichlet boundary part; this case has none",
+                               valid="--axis bc=dirichlet or mixed")
+        tag = dirichlet[int(rng.integers(len(dirichlet)))]
+        return {"name": f"flux_{tag}", "kind": self.name, "boundary": tag}
 
     def describe(self, entry: dict[str, Any], case_spec: dict[str, Any]) -> str:
         c = entry["coefficient"]

@@ -6,8 +6,9 @@ from typing import Any
 
 import numpy as np
 
+from casekit.domains import Domain
 from casekit.model.source import TargetSource
-from casekit.targets import MIN_DEPTH, Context, Exact, Issue, TargetKind, register
+from casekit.targets import MIN_DEPTH, Context, Exact, Issue, TargetKind, default_of, register
 
 
 @register
@@ -40,6 +41,17 @@ class Point(TargetKind):
         value = float(f(np.asarray([t.at], dtype=float))[0])
         grid = ctx.d.interior_points
         return Exact(value, float(np.max(np.abs(f(grid)))) if len(grid) else abs(value))
+
+    def draw(self, source: dict[str, Any], domain: Domain, rng: np.random.Generator) -> dict[str, Any]:
+        """A point well inside: a random one among the deepest quarter of a sample, rounded."""
+        b = domain.bbox()
+        axes = [np.linspace(b[2 * i], b[2 * i + 1], 41) for i in range(domain.dim)]
+        pts = np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, domain.dim)
+        pts = pts[domain.inside(pts)]
+        depth = domain.geometry.distance(pts)
+        deep = pts[depth >= np.quantile(depth, 0.75)]
+        at = [round(float(c), 3) for c in deep[int(rng.integers(len(deep)))]]
+        return {**super().draw(source, domain, rng), "name": f"point_{default_of(source, domain)}", "at": at}
 
     def describe(self, entry: dict[str, Any], case_spec: dict[str, Any]) -> str:
         where = ", ".join(f"{c:g}" for c in entry["at"])
