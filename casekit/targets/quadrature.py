@@ -148,7 +148,7 @@ def maximum(domain: Domain, f: PointFn, samples: int = 240) -> Extremum:
 
         def neg(p: np.ndarray) -> float:
             q = p[None, :]
-            return float(-f(q)[0]) if domain.inside(q)[0] else 1e30  # outside: never chosen
+            return float(-f(q)[0]) if domain.inside(q, tol=0.0)[0] else 1e30  # outside: never chosen
 
         res = minimize(neg, start, method="Nelder-Mead",
                        options={"xatol": 1e-12, "fatol": 1e-15, "maxiter": 4000})
