@@ -171,7 +171,6 @@ class CaseBuild:
                 raise Rejected("rejected", f"refinement gaps do not shrink: g01={refinement['g01']:.3e}, "
                                f"g12={refinement['g12']:.3e}")
         o.e_base, o.t_base = e_base, cal["runtime"]
-        targets = self._targets(cal)
         limit = (source.reference.max_e_base if source.reference and source.reference.max_e_base
                  else E_BASE_RANGE[1])
         if not e_base < limit:
@@ -182,6 +181,7 @@ class CaseBuild:
             tau = thresholds(config, e_base, cal["runtime"])
         except CasekitError as exc:
             raise Rejected("rejected", f"calibration out of its sanity range: {exc}") from None
+        targets = self._targets(cal, tau["tau_acc"])
         with self._stage("trial"):
             trial = self._trial(ref, tau["tau_acc"], targets)
         with self._stage("agreement"):
@@ -274,7 +274,7 @@ class CaseBuild:
                 "meta": read_json(entry / "artifacts" / "meta.json"),
                 "targets": read_json(entry / "targets.json") if (entry / "targets.json").is_file() else {}}
 
-    def _targets(self, cal: dict[str, Any]) -> dict[str, dict[str, float]]:
+    def _targets(self, cal: dict[str, Any], field_tau: float) -> dict[str, dict[str, float]]:
         """Per target: the hidden value (exact from the manufactured solution, else the reference
         solve's), the calibration's value and relative error (its e_base) and the threshold."""
         if not self.d.targets:
@@ -282,7 +282,7 @@ class CaseBuild:
         exact = self.d.target_values if self.source.manufactured else self.reference_targets
         errors = {name: metrics.rel_scalar(cal["targets"][name], value) for name, value in exact.items()}
         try:
-            taus = target_thresholds(self.d.evaluation, errors)
+            taus = target_thresholds(self.d.evaluation, errors, field_tau)
         except CasekitError as exc:
             raise Rejected("rejected", f"a target's calibration is out of its sanity range: {exc}") from None
         return {name: {"value": exact[name], "e_base": errors[name], "tau": taus[name],

@@ -222,13 +222,15 @@ def test_targets_json_is_read_and_a_symlink_is_refused(tmp_path: Path) -> None:
 
 
 def test_target_gates_use_the_field_rule_and_fail_the_accuracy_stage() -> None:
-    taus = target_thresholds(dict(DEFAULTS), {"a": 1e-3, "b": 1e-9})
+    taus = target_thresholds(dict(DEFAULTS), {"a": 1e-3, "b": 1e-9}, 1e-8)
     assert taus == {"a": pytest.approx(1e-2), "b": 1e-6}
+    # a superconvergent functional is never held tighter than the field
+    assert target_thresholds(dict(DEFAULTS), {"a": 1e-3, "b": 1e-9}, 4e-4) == {"a": pytest.approx(1e-2), "b": 4e-4}
     assert gate(True, 1e-3, 1e-2, 1.0, 2.0, targets_ok=False).stage == "F-Acc"
     assert gate(True, 1e-3, 1e-2, 1.0, 2.0, targets_ok=True).stage == "Pass"
     from casekit.errors import CasekitError
     with pytest.raises(CasekitError):
-        target_thresholds(dict(DEFAULTS), {"a": 0.5})
+        target_thresholds(dict(DEFAULTS), {"a": 0.5}, 1e-3)
 
 
 def test_prompts_ask_for_the_targets_and_never_show_their_values() -> None:
