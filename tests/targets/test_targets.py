@@ -244,3 +244,60 @@ def test_prompts_ask_for_the_targets_and_never_show_their_values() -> None:
         for v in values.values():
             assert f"{v:.6g}" not in text
     assert "## Requested outputs" in render(spec, "dolfinx", "modelspecs")
+
+
+def test_the_report_gives_each_kind_of_target_its_pass_count_and_median_error() -> None:
+    from casekit.report.aggregate import target_summary
+    from casekit.report.render import _target
+
+    def v(system: str, *targets: tuple[str, float | None, bool]) -> dict:
+        return {"system": system, "targets": [{"name": f"t{i}", "kind": k, "error": e, "tau": 1e-3, "passed": p}
+                                              for i, (k, e, p) in enumerate(targets)]}
+
+    summary = target_summary([v("a", ("mean", 1e-4, True), ("point", 2e-3, False)),
+                              v("a", ("mean", 3e-4, True)), v("b", ("mean", None, False)), {"system": "c"}])
+    assert summary["mean"]["a"] == {"n": 2, "passed": 2, "error_median": pytest.approx(2e-4)}
+    assert summary["mean"]["b"] == {"n": 1, "passed": 0, "error_median": None}
+    assert _target(summary["point"]["a"]) == "0/1, 2.00e-03" and _target(None) == "-"
+
+
+@pytest.mark.dolfinx
+def test_a_target_case_builds_its_calibration_passes_and_the_zero_solver_fails(tmp_path: Path) -> None:
+    """End to end on DOLFINx, coarse: build (exact values, calibrated gates, cheater trial), then
+    evaluate the calibration solver and the zero solver, then report per kind of target."""
+    from typer.testing import CliRunner
+
+    from casekit import yamlio
+    from casekit.build.pipeline import BuildOptions
+    from casekit.build.run import build
+    from casekit.cli import app
+    from casekit.evaluate.baselines import write_baselines
+    from casekit.evaluate.store import open_store
+    from casekit.runner.limits import Limits
+
+    src = _poisson(m={"name": "m", "kind": "mean"}, f={"name": "flux_left", "kind": "boundary_flux",
+                                                         "boundary": "left"},
+                   p={"name": "p", "kind": "point", "at": [0.4, 0.55]})
+    src["eval_grid"] = {"nx": 25, "ny": 25}
+    src["calibration"] = {**src["calibration"], "cells_across": 14}
+    src["evaluation"]["timeout_sec"] = 30.0
+    path = tmp_path / "cases" / "poisson" / f"{src['id']}.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text(yamlio.dumps(src))
+    outcomes = build([path], BuildOptions(tmp_path / "build", "dolfinx", repeats=1, limits=Limits(timeout_sec=300)))
+    assert [o.status for o in outcomes] == ["built"], [o.reason for o in outcomes]
+    store = open_store(tmp_path / "build", "dolfinx")
+    hidden = next(iter(store.records.values()))["evaluation_metadata"]["targets"]
+    field_tau = next(iter(store.records.values()))["evaluation_metadata"]["thresholds"]["tau_acc"]
+    assert set(hidden) == {"m", "flux_left", "p"} and all(t["tau"] >= field_tau for t in hidden.values())
+    write_baselines(store, tmp_path / "base", ("calibration", "zero"), "dolfinx")
+    runner = CliRunner()
+    for kind in ("calibration", "zero"):
+        result = runner.invoke(app, ["evaluate", "--cases", str(store.root), "--submissions",
+                                     str(tmp_path / "base" / kind), "--out", str(tmp_path / "eval"), "--repeats", "1"])
+        assert result.exit_code == 0, result.output
+    verdicts = {v["system"]: v for v in map(json.loads, (tmp_path / "eval" / "verdicts.jsonl").read_text().splitlines())}
+    assert verdicts["calibration"]["stage"] == "Pass" and all(t["passed"] for t in verdicts["calibration"]["targets"])
+    assert verdicts["zero"]["stage"] == "F-Acc" and not any(t["passed"] for t in verdicts["zero"]["targets"])
+    report = runner.invoke(app, ["report", str(tmp_path / "eval")], terminal_width=200)
+    assert report.exit_code == 0 and "Target values" in report.output and "boundary_flux" in report.output
