@@ -296,7 +296,8 @@ def test_a_target_case_builds_its_calibration_passes_and_the_zero_solver_fails(t
         result = runner.invoke(app, ["evaluate", "--cases", str(store.root), "--submissions",
                                      str(tmp_path / "base" / kind), "--out", str(tmp_path / "eval"), "--repeats", "1"])
         assert result.exit_code == 0, result.output
-    verdicts = {v["system"]: v for v in map(json.loads, (tmp_path / "eval" / "verdicts.jsonl").read_text().splitlines())}
+    lines = (tmp_path / "eval" / "verdicts.jsonl").read_text().splitlines()
+    verdicts = {v["system"]: v for v in map(json.loads, lines)}
     assert verdicts["calibration"]["stage"] == "Pass" and all(t["passed"] for t in verdicts["calibration"]["targets"])
     assert verdicts["zero"]["stage"] == "F-Acc" and not any(t["passed"] for t in verdicts["zero"]["targets"])
     report = runner.invoke(app, ["report", str(tmp_path / "eval")], terminal_width=200)
