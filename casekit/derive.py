@@ -34,7 +34,7 @@ from casekit.expr.hygiene import Sampler
 from casekit.families import FAMILIES, Family, Output
 from casekit.families.calculus import coords, lap
 from casekit.grid import Grid
-from casekit.model.source import CaseSource, TimeInterval
+from casekit.model.source import CaseSource, TargetSource, TimeInterval
 from casekit.thresholds import evaluation_config
 
 #: the gap that derived boundary data aim for (well above the leak check's minimum)
@@ -69,6 +69,8 @@ class Derived:
     evaluation: dict[str, Any]
     #: which parts of the agent-visible data the author typed (for imported or no-exact cases)
     typed: list[str] = field(default_factory=list)
+    #: the requested target values (casekit.targets), checked against the case
+    targets: list[TargetSource] = field(default_factory=list)
 
     @property
     def dim(self) -> int:
@@ -89,6 +91,53 @@ class Derived:
 
     def case_spec(self) -> dict[str, Any]:
         return build_case_spec(self)
+
+    def target_entries(self) -> list[dict[str, Any]]:
+        """The agent-visible entries of the targets (never their values)."""
+        from casekit.targets import TARGET_KINDS, Context
+
+        ctx = Context(self)
+        return [TARGET_KINDS.get(t.kind).entry(t, ctx) for t in self.targets]
+
+    @cached_property
+    def target_values(self) -> dict[str, float]:
+        """The exact value of every target, from the manufactured solution; raises a
+        :class:`CasekitError` listing the targets that cannot be gated (a value near zero, a
+        maximum on the boundary).  Hidden: evaluation metadata only."""
+        from casekit.targets import MIN_DEPTH, MIN_SHARE, TARGET_KINDS, Context
+        from casekit.targets.quadrature import QuadratureError
+
+        if self.solution is None:
+            raise CasekitError("target values need a manufactured solution (or the reference solve)", "/targets",
+                               self.case_id)
+        ctx = Context(self)
+        out: dict[str, float] = {}
+        problems: list[Problem] = []
+        for i, t in enumerate(self.targets):
+            ptr = f"/targets/{i}"
+            try:
+                ex = TARGET_KINDS.get(t.kind).exact(t, ctx)
+            except QuadratureError as exc:
+                problems.append(Problem(f"target {t.name!r}: {exc}", ptr, self.case_id, check="targets"))
+                continue
+            if not abs(ex.value) >= MIN_SHARE * ex.scale or not ex.scale > 0:
+                problems.append(Problem(
+                    f"target {t.name!r} ({t.kind}) is {ex.value:.3e}, below {MIN_SHARE:g} of its natural size "
+                    f"{ex.scale:.3e}: a relative error of a near-zero quantity gates nothing", ptr, self.case_id,
+                    valid="another kind, boundary part, point or component whose value is not near zero",
+                    check="targets"))
+            least = MIN_DEPTH * self.domain.geometry.diameter()
+            if ex.depth is not None and ex.depth < least:
+                where = ", ".join(f"{c:.4g}" for c in ex.where or ())
+                problems.append(Problem(
+                    f"target {t.name!r}: the maximum is attained at ({where}), {ex.depth:.3g} from the boundary, "
+                    "where boundary data give it away", ptr, self.case_id,
+                    valid=f"a quantity whose maximum lies at least {least:.3g} inside the domain", check="targets"))
+            out[t.name] = float(ex.value)
+        if problems:
+            raise CasekitError(problems[0].message, problems[0].pointer, self.case_id, valid=problems[0].valid,
+                               problems=problems)
+        return out
 
     def hidden_solution_text(self) -> dict[str, Any] | None:
         if self.solution is None:
@@ -175,7 +224,33 @@ class _Deriver:
         if self.problems:
             return derived
         derived.boundary = self.boundary(derived, variables)
+        derived.targets = self.targets(derived)
         return derived
+
+    def targets(self, d: Derived) -> list[TargetSource]:
+        from casekit.targets import TARGET_KINDS, Context
+
+        given = self.src.targets or []
+        ctx = Context(d)
+        seen: set[str] = set()
+        out = []
+        for i, t in enumerate(given):
+            ptr = f"/targets/{i}"
+            if t.name in seen:
+                self.fail(f"{ptr}/name", f"target name {t.name!r} is used twice", "distinct names", check="targets")
+            seen.add(t.name)
+            try:
+                kind = TARGET_KINDS.get(t.kind)
+            except CasekitError as exc:
+                self.fail(f"{ptr}/kind", exc.message, exc.valid, check="targets")
+                continue
+            issues = kind.check(t, ctx)
+            for issue in issues:
+                self.fail(f"{ptr}/{issue.field}", f"target {t.name!r}: {issue.message}", issue.valid,
+                          check="targets")
+            if not issues:
+                out.append(t)
+        return out
 
     def time_mode(self, family: Family) -> bool:
         time = self.src.pde.time
@@ -560,6 +635,8 @@ def build_case_spec(d: Derived) -> dict[str, Any]:
     if comps:
         output["components"] = comps
     spec["output"] = output
+    if d.targets:
+        spec["targets"] = d.target_entries()
     return spec
 
 

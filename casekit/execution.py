@@ -25,7 +25,7 @@ from casekit.tracks.base import Track
 #: kept of stderr in verdicts and reports
 STDERR_TAIL = 4000
 #: the files of a run kept next to its verdict
-KEPT = ("solution.npz", "meta.json", "stdout.txt", "stderr.txt", "solution_grid.bin")
+KEPT = ("solution.npz", "meta.json", "targets.json", "stdout.txt", "stderr.txt", "solution_grid.bin")
 
 Failure = tuple[str, str]  # (category, message)
 #: checks one run's outputs (a directory); returns a failure or None

@@ -18,7 +18,7 @@ A family's ``authoring`` defaults and the settings of each chosen axis level are
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -91,9 +91,12 @@ def design_levels(family: Family, given: Mapping[str, str]) -> dict[str, str]:
 
 
 def build_source(family_name: str, domain_name: str, levels: Mapping[str, str], seed: int,
-                 case_id: str | None = None, salt: bytes | None = None) -> dict[str, Any]:
+                 case_id: str | None = None, salt: bytes | None = None,
+                 targets: Sequence[str] = ()) -> dict[str, Any]:
     """A complete case source dict (not yet validated) for one design point.  With a secret
-    ``salt`` (``casekit.ids``) the random draws and the public id are keyed by it."""
+    ``salt`` (``casekit.ids``) the random draws and the public id are keyed by it; ``targets``
+    (kinds of ``casekit.targets``) adds one target value of each kind, and the case then lists
+    only the tracks that compute them."""
     family = FAMILIES.get(family_name)
     levels = design_levels(family, levels)
     domain = resolve(domain_name)
@@ -115,7 +118,7 @@ def build_source(family_name: str, domain_name: str, levels: Mapping[str, str], 
     output = recipe.get("output", family.outputs[0].name)
     grid = _grid(domain, _value(recipe.get("grid", 64 if domain.dim == 2 else 24), ctx))
     source: dict[str, Any] = {
-        "id": case_id or make_id(family, domain_name, levels, seed),
+        "id": case_id or make_id(family, domain_name, levels, seed, targets=bool(targets)),
         "family": family.name,
         "design": dict(levels),
         "domain": {"template": domain_name},
@@ -129,6 +132,10 @@ def build_source(family_name: str, domain_name: str, levels: Mapping[str, str], 
         "tags": [f"domain:{domain_name}", *(f"{k}:{v}" for k, v in levels.items())],
         "tracks": [t for t, track in TRACKS.items() if track.supports(family.name, domain_name)],
     }
+    if targets:
+        source["targets"] = draw_targets(source, domain, targets, rng)
+        kinds = set(targets)
+        source["tracks"] = [t for t in source["tracks"] if kinds <= set(TRACKS.get(t).target_kinds)]
     if salt:
         source["public_id"] = public_id(source["id"], salt)
     if time is not None:
@@ -136,6 +143,15 @@ def build_source(family_name: str, domain_name: str, levels: Mapping[str, str], 
     if not source["tracks"]:
         raise CasekitError(f"no registered track supports {family.name} on {domain_name}")
     return source
+
+
+def draw_targets(source: dict[str, Any], domain: Domain, kinds: Sequence[str], rng: np.random.Generator
+                 ) -> list[dict[str, Any]]:
+    from casekit.targets import TARGET_KINDS
+
+    if len(set(kinds)) != len(kinds):
+        raise CasekitError(f"target kinds are repeated: {', '.join(kinds)}", valid=", ".join(TARGET_KINDS.names()))
+    return [TARGET_KINDS.get(k).draw(source, domain, rng) for k in kinds]
 
 
 def _calibration(recipe: dict[str, Any], ctx: BuildContext, time: dict[str, Any] | None) -> dict[str, Any]:
@@ -149,8 +165,9 @@ def _calibration(recipe: dict[str, Any], ctx: BuildContext, time: dict[str, Any]
     return out
 
 
-def make_id(family: Family, domain: str, levels: Mapping[str, str], seed: int) -> str:
-    parts = [family.name, domain, *(v for v in levels.values()), f"s{seed}"]
+def make_id(family: Family, domain: str, levels: Mapping[str, str], seed: int, targets: bool = False) -> str:
+    """<family>_<domain>_<levels>[_targets]_s<seed>."""
+    parts = [family.name, domain, *(v for v in levels.values()), *(["targets"] if targets else []), f"s{seed}"]
     return "_".join(p.replace("-", "_") for p in parts)[:120]
 
 

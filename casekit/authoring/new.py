@@ -30,7 +30,8 @@ class NewCase:
         return self.source["id"]
 
 
-def make_case(family: str, domain: str, levels: dict[str, str], seed: int, salt: bytes | None = None) -> NewCase:
+def make_case(family: str, domain: str, levels: dict[str, str], seed: int, salt: bytes | None = None,
+              targets: tuple[str, ...] = ()) -> NewCase:
     """Build and validate; a draw that fails validation is retried with the next seeds."""
     from casekit.validate import check_source
 
@@ -40,7 +41,7 @@ def make_case(family: str, domain: str, levels: dict[str, str], seed: int, salt:
     base_id = None
     for k in range(RETRIES + 1):
         s = seed + 1000 * k
-        source = build_source(family, domain, levels, s, salt=salt)
+        source = build_source(family, domain, levels, s, salt=salt, targets=targets)
         if base_id is None:
             base_id = source["id"]
         source["id"] = base_id if k == 0 else f"{base_id}_r{k}"

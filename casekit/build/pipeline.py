@@ -33,9 +33,10 @@ from casekit.model.record import CaseRecord, EvaluationMetadata, PdeClassificati
 from casekit.model.source import CaseSource, EvaluationConfig, load_source_dict
 from casekit.runner.limits import Limits
 from casekit.scoring import metrics
-from casekit.scoring.artifacts import ArtifactError, load_meta, load_solution, save_reference
+from casekit.scoring.artifacts import ArtifactError, load_meta, load_solution, load_targets, save_reference
 from casekit.solvers.settings import SolveSettings
-from casekit.thresholds import E_BASE_RANGE, thresholds
+from casekit.solvers.targets import from_grid as target_estimates
+from casekit.thresholds import E_BASE_RANGE, target_thresholds, thresholds
 from casekit.tracks import TRACKS
 from casekit.tracks.base import Track
 from casekit.validate import check_source
@@ -100,6 +101,8 @@ class CaseBuild:
         self.track: Track = TRACKS.get(opts.track)
         self.outcome = CaseOutcome(self.path.stem, self.path, "failed")
         self.hide = (opts.build_dir.resolve(), self.path.parent.parent.resolve(), *opts.hide)
+        #: the numerical reference's target values (cases without a manufactured solution)
+        self.reference_targets: dict[str, float] = {}
 
     # -- driver --------------------------------------------------------------------------
     def run(self) -> CaseOutcome:
@@ -178,12 +181,13 @@ class CaseBuild:
             tau = thresholds(config, e_base, cal["runtime"])
         except CasekitError as exc:
             raise Rejected("rejected", f"calibration out of its sanity range: {exc}") from None
+        targets = self._targets(cal, tau["tau_acc"])
         with self._stage("trial"):
-            trial = self._trial(ref, tau["tau_acc"])
+            trial = self._trial(ref, tau["tau_acc"], targets)
         with self._stage("agreement"):
             self._agreement(cal["arrays"], tau["tau_acc"])
         with self._stage("record"):
-            self._record(ref, cal, e_base, tau, refinement, ref_config, mesh_info, trial)
+            self._record(ref, cal, e_base, tau, refinement, ref_config, mesh_info, trial, targets)
 
     # -- stages --------------------------------------------------------------------------
     def _mesh(self) -> dict[str, Any]:
@@ -220,9 +224,11 @@ class CaseBuild:
             for i, lv in enumerate(levels, start=1):
                 arrays, _ = self._solve(lv, tmp / f"L{i}", repeats=0)
                 save_reference(tmp / f"L{i}.npz", self.spec, arrays)
+                write_json(tmp / f"L{i}_targets.json", load_targets(tmp / f"L{i}", self.spec))
 
         entry, cached = self.cache.get_or_put("reference", k, write_levels)
         self._cached("reference", cached)
+        self.reference_targets = read_json(entry / "L2_targets.json")
         l1, l2 = references.load(entry / "L1.npz"), references.load(entry / "L2.npz")
         return l2, l1, {"method": "numerical", "levels": levels, "track": self.opts.track, "libraries": self.versions}
 
@@ -240,6 +246,7 @@ class CaseBuild:
         try:
             arrays = load_solution(artifacts, self.spec, self.mask)
             load_meta(artifacts)
+            load_targets(artifacts, self.spec)
         except ArtifactError as exc:
             raise Rejected("failed", f"the {self.opts.track} solver wrote invalid artifacts: {exc}") from None
         self.outcome.solve_seconds += sum(r.solve_seconds or 0.0 for r in ex.runs)
@@ -253,6 +260,7 @@ class CaseBuild:
             with self.lock:  # timed runs never overlap
                 _, ex = self._solve(self.settings, tmp / "artifacts", self.opts.repeats)
             shutil.copy2(tmp / "artifacts" / "solution.npz", tmp / "calibration.npz")
+            write_json(tmp / "targets.json", load_targets(tmp / "artifacts", self.spec))
             write_json(tmp / "runs.json", {"solve_seconds": ex.solve_times, "runtime": ex.runtime,
                                            "isolation": ex.runs[-1].isolation})
 
@@ -263,7 +271,22 @@ class CaseBuild:
             raise Rejected("failed", "the calibration runs produced no timing")
         arrays = references.load(entry / "calibration.npz")
         return {"arrays": arrays, "runtime": runs["runtime"], "runs": runs["solve_seconds"], "entry": entry,
-                "meta": read_json(entry / "artifacts" / "meta.json")}
+                "meta": read_json(entry / "artifacts" / "meta.json"),
+                "targets": read_json(entry / "targets.json") if (entry / "targets.json").is_file() else {}}
+
+    def _targets(self, cal: dict[str, Any], field_tau: float) -> dict[str, dict[str, float]]:
+        """Per target: the hidden value (exact from the manufactured solution, else the reference
+        solve's), the calibration's value and relative error (its e_base) and the threshold."""
+        if not self.d.targets:
+            return {}
+        exact = self.d.target_values if self.source.manufactured else self.reference_targets
+        errors = {name: metrics.rel_scalar(cal["targets"][name], value) for name, value in exact.items()}
+        try:
+            taus = target_thresholds(self.d.evaluation, errors, field_tau)
+        except CasekitError as exc:
+            raise Rejected("rejected", f"a target's calibration is out of its sanity range: {exc}") from None
+        return {name: {"value": exact[name], "e_base": errors[name], "tau": taus[name],
+                       "calibration": float(cal["targets"][name])} for name in exact}
 
     def _discretization_level(self, cal: dict[str, Any], e_base: float, ref: dict[str, np.ndarray]
                               ) -> tuple[dict[str, Any], float]:
@@ -292,8 +315,11 @@ class CaseBuild:
             self.settings = {**self.settings, "degree_lowered_from": original}
         return cal, e_base
 
-    def _trial(self, ref: dict[str, np.ndarray], tau_acc: float) -> dict[str, Any]:
-        k = key("trial", self.source_key, self.opts.track, self.versions, cheaters.KINDS, tau_acc)
+    def _trial(self, ref: dict[str, np.ndarray], tau_acc: float, targets: dict[str, dict[str, float]]
+               ) -> dict[str, Any]:
+        k = key("trial", self.source_key, self.opts.track, self.versions, cheaters.KINDS, tau_acc,
+                {n: (t["value"], t["tau"]) for n, t in targets.items()})
+        points = self.d.grid.points()
 
         def write(tmp: Path) -> None:
             # casekit's own trivial baselines, scored in this process (no FEM library, no sandbox:
@@ -313,6 +339,12 @@ class CaseBuild:
                     results[kind] = {"stage": "F-Exec", "reason": "non-finite values inside the domain"}
                     continue
                 results[kind] = {"stage": "F-Acc" if e > tau_acc else "passes accuracy", "error": e}
+                if targets:  # what the baseline reports as target values, from its grid values
+                    values = target_estimates(self.spec, arrays, points)
+                    results[kind]["targets"] = {
+                        n: {"error": metrics.rel_scalar(values[n], t["value"]),
+                            "passed": bool(metrics.rel_scalar(values[n], t["value"]) <= t["tau"])}
+                        for n, t in targets.items()}
             write_json(tmp / "trial.json", results)
 
         entry, cached = self.cache.get_or_put("trial", k, write)
@@ -321,11 +353,16 @@ class CaseBuild:
         leaks = [f"{kind} (e={r['error']:.2e})" for kind, r in results.items() if r["stage"] == "passes accuracy"]
         if leaks:
             raise Rejected("rejected", f"trivial submissions pass the accuracy gate: {', '.join(leaks)}")
+        guessed = [f"{kind} gets {n} (relative error {t['error']:.2e})" for kind, r in results.items()
+                   for n, t in (r.get("targets") or {}).items() if t["passed"]]
+        if guessed:
+            raise Rejected("rejected", f"trivial submissions pass target gates: {', '.join(guessed)}; choose "
+                           "targets that need a solve")
         return results
 
     def _record(self, ref: dict[str, np.ndarray], cal: dict[str, Any], e_base: float, tau: dict[str, float],
                 refinement: dict[str, Any] | None, ref_config: dict[str, Any], mesh_info: dict[str, Any],
-                trial: dict[str, Any]) -> None:
+                trial: dict[str, Any], targets: dict[str, dict[str, float]]) -> None:
         d, source = self.d, self.source
         out_dir = self.case_dir()
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -348,6 +385,7 @@ class CaseBuild:
             track=self.opts.track,
             source_hash=self.source_key,
             design=source.design,
+            targets=targets or None,
         )
         record = CaseRecord(
             id=source.id,

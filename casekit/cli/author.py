@@ -159,12 +159,16 @@ def new(
     salt_file: Path = typer.Option(None, "--salt-file", help="A secret salt (default: $CASEKIT_SALT_FILE) that keys "
                                    "the random draws and the public id, so a private split cannot be regenerated "
                                    "from casekit's code; without one, cases are public by construction."),
+    targets: str = typer.Option("", "--targets", help="Target values to ask for beside the field, comma-separated "
+                                "kinds: mean, boundary_flux, point, max (casekit.targets); the case then lists only "
+                                "the tracks that compute them."),
 ) -> None:
     """Write a complete, valid case source for a design point under cases/<family>/."""
     from casekit.authoring.new import make_case, write_case
     from casekit.ids import read_salt
 
-    new_case = make_case(family, domain, _pairs(axis, "--axis"), seed, read_salt(salt_file))
+    kinds = tuple(k.strip() for k in targets.split(",") if k.strip())
+    new_case = make_case(family, domain, _pairs(axis, "--axis"), seed, read_salt(salt_file), targets=kinds)
     path = write_case(new_case, out, force=force)
     console.print(f"wrote {path} (id {new_case.id}, seed {new_case.seed}"
                   + (f", {len(new_case.rejected)} draw(s) rejected by validation" if new_case.rejected else "")

@@ -23,7 +23,7 @@ from casekit.build.machine import machine_label as machine
 from casekit.errors import CasekitError
 from casekit.evaluate.baselines import calibration_settings
 from casekit.evaluate.convergence import self_convergence
-from casekit.evaluate.verdicts import RunScorer, Timing, grid_mask, verdict
+from casekit.evaluate.verdicts import RunScorer, Timing, exact_targets, grid_mask, verdict
 from casekit.execution import Execution, PrepareError, keep, run_label, run_once
 from casekit.runner.limits import Limits
 from casekit.scoring.artifacts import load_reference
@@ -62,7 +62,7 @@ def evaluate_case(batch: CaseBatch, track: Track, *, repeats: int, limits: Limit
     with tempfile.TemporaryDirectory(prefix="casekit-eval-") as tmp:
         work = Path(tmp)
         for i, a in enumerate(batch.attempts):
-            ex, scorer = Execution(), RunScorer(spec, reference, mask)
+            ex, scorer = Execution(), RunScorer(spec, reference, mask, exact=exact_targets(record))
             prepared = None
             if a.failure is not None:
                 ex.failure = a.failure
@@ -122,7 +122,7 @@ def _calibration_run(track: Track, prepared: dict[str, bytes], record: dict[str,
     """One paired calibration run; it must succeed and be as accurate as at build time, or the
     evaluation of this case stops (the machine cannot evaluate it; no submission is blamed)."""
     spec = record["case_spec"]
-    scorer = RunScorer(spec, reference, mask)
+    scorer = RunScorer(spec, reference, mask, exact=exact_targets(record))
     result, failure = run_once(track, prepared, spec, dest, limits=limits, hide=hide, runner=runner, check=scorer)
     keep(dest, keep_dir)
     tau_acc = float(record["evaluation_metadata"]["thresholds"]["tau_acc"])

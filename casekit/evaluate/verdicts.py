@@ -27,7 +27,7 @@ from casekit.execution import Execution, Failure
 from casekit.grid import Grid
 from casekit.jsonio import unicode_safe
 from casekit.scoring import metrics
-from casekit.scoring.artifacts import ArtifactError, load_meta, load_solution
+from casekit.scoring.artifacts import ArtifactError, load_meta, load_solution, load_targets
 from casekit.scoring.gates import gate
 from casekit.thresholds import runtime_ratio, tau_time
 
@@ -61,14 +61,24 @@ class RunScorer:
     meta: dict[str, Any] = field(default_factory=dict)
     #: where the worst run's error is (boundary band, parts, components): for feedback
     profile: dict[str, Any] = field(default_factory=dict)
+    #: the hidden value of each target (empty: the case has none, or they are not scored here)
+    exact: dict[str, float] = field(default_factory=dict)
+    #: each target's relative error, the worst over the runs
+    target_errors: dict[str, float] = field(default_factory=dict)
 
     def __call__(self, out_dir: Path) -> Failure | None:
         try:
             solution = load_solution(out_dir, self.case_spec, self.mask)
             meta = load_meta(out_dir)
+            values = load_targets(out_dir, self.case_spec) if self.exact else {}
             error = metrics.rel_l2(solution, self.reference, self.mask)
             if not math.isfinite(error):
                 return ("non_finite", "the error is not finite (overflowing values)")
+            for name, exact in self.exact.items():
+                e = metrics.rel_scalar(values[name], exact)
+                if not math.isfinite(e):
+                    return ("non_finite", f"the error of target {name!r} is not finite (overflowing values)")
+                self.target_errors[name] = max(e, self.target_errors.get(name, 0.0))
             if not self.errors or error >= max(self.errors):
                 self.metrics = {k: float(v) for k, v in metrics.auxiliary(solution, self.reference, self.mask).items()
                                 if math.isfinite(v)}
@@ -80,6 +90,25 @@ class RunScorer:
         except Exception as exc:  # a hostile artifact must never stop the evaluation
             return ("invalid_artifact", f"the artifacts could not be scored: {type(exc).__name__}: {str(exc)[:300]}")
         return None
+
+
+def exact_targets(record: dict[str, Any]) -> dict[str, float]:
+    """The hidden value of each target of a built case (empty without targets)."""
+    hidden = record["evaluation_metadata"].get("targets") or {}
+    return {e["name"]: float(hidden[e["name"]]["value"]) for e in record["case_spec"].get("targets") or []}
+
+
+def target_results(record: dict[str, Any], scorer: RunScorer | None, scored: bool) -> list[dict[str, Any]]:
+    """Per target: its worst relative error over the runs (None when the attempt was not
+    scored), threshold and whether it passes."""
+    hidden = record["evaluation_metadata"].get("targets") or {}
+    out = []
+    for e in record["case_spec"].get("targets") or []:
+        tau = float(hidden[e["name"]]["tau"])
+        err = scorer.target_errors.get(e["name"]) if scorer is not None and scored else None
+        out.append({"name": e["name"], "kind": e["kind"], "error": err, "tau": tau,
+                    "passed": err is not None and err <= tau})
+    return out
 
 
 def verdict(record: dict[str, Any], ex: Execution, scorer: RunScorer | None, timing: Timing | None, *, track: str,
@@ -98,22 +127,29 @@ def verdict(record: dict[str, Any], ex: Execution, scorer: RunScorer | None, tim
     tau_t = tau_time(config, t_ref)
     ratio = runtime_ratio(ex.solve_times, timing.runs if timing else [], t_ref) \
         if runtime is not None and t_ref > 0 else None
+    targets = target_results(record, scorer, error is not None)
+    failed_targets = [t for t in targets if not t["passed"]]
     # the gate compares ratio * t_ref with alpha_time * t_ref, i.e. the ratio with alpha_time
     g = gate(failure is None and error is not None, error, tau_acc, ratio * t_ref if ratio is not None else None,
-             tau_t)
+             tau_t, targets_ok=not failed_targets)
     if failure is None and error is None:
         failure = ("missing_artifact", "no run produced artifacts")
-    if failure is None and g.stage == "F-Acc":
+    if failure is None and g.stage == "F-Acc" and error is not None and not error <= tau_acc:
         failure = ("accuracy", f"error {error:.3e} exceeds the accuracy threshold")
+    elif failure is None and g.stage == "F-Acc":
+        failure = ("target_accuracy", "; ".join(f"target {t['name']!r} has relative error {t['error']:.3e}, above its "
+                                               "accuracy threshold" for t in failed_targets))
     elif failure is None and g.stage == "F-Time":
         failure = ("runtime", f"runtime {runtime:.3f} s exceeds the runtime threshold")
     paths = {}
     if ex.artifacts is not None:
-        for name in ("solution.npz", "meta.json", "stdout.txt", "stderr.txt"):
+        for name in ("solution.npz", "meta.json", "targets.json", "stdout.txt", "stderr.txt"):
             if (ex.artifacts / name).exists():
                 paths[name.split(".")[0]] = str(ex.artifacts / name)
     diagnostics = _diagnostics(scorer.meta if scorer is not None else {}, runtime)
-    extra = {"convergence": convergence} if convergence is not None else {}
+    extra: dict[str, Any] = {"convergence": convergence} if convergence is not None else {}
+    if targets:
+        extra["targets"] = targets
     return unicode_safe({
         "case_id": record["id"], "track": track, "system": system, "attempt": attempt,
         "stage": g.stage, "passed": g.passed,

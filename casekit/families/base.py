@@ -100,6 +100,9 @@ class Family:
     #: boundary flux for Neumann/Robin data: flux(fields, params, normal, dim) -> expr or tuple
     flux: Callable[[Fields, Params, tuple, int], Any] | None = None
     flux_text: str = ""
+    #: for scalar families whose flux is ``c * grad(u) . n``: c(params) (boundary-flux targets
+    #: use it; None when the flux is not of that form, e.g. a traction)
+    flux_coefficient: Callable[[Params], Any] | None = None
     bc_kinds: tuple[str, ...] = ("dirichlet",)
     #: 0 steady, 1 first order in time, 2 second order in time
     time_order: int = 0

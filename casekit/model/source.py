@@ -75,6 +75,18 @@ class OutputSource(Model):
 
 
 @dataclass
+class TargetSource(Model):
+    """One requested target value (``casekit.targets``): a name, a registered kind and the
+    fields that kind takes."""
+
+    name: str
+    kind: str
+    of: str | None = None
+    boundary: str | None = None
+    at: list[float] | None = None
+
+
+@dataclass
 class EvaluationConfig(Model):
     target_metric: str | None = None
     timeout_sec: float | None = None
@@ -99,6 +111,8 @@ class CaseSource(Model):
     eval_grid: GridSource
     output: OutputSource
     tracks: list[str]
+    #: scalar quantities of interest asked for beside the field (casekit.targets)
+    targets: list[TargetSource] | None = None
     notes: str | None = None
     design: dict[str, str] | None = None
     #: the agent-visible id (salted authoring writes it; absent: derived from ``id``)
@@ -114,7 +128,7 @@ class CaseSource(Model):
 
     KEY_ORDER = (
         "id", "public_id", "family", "notes", "design", "domain", "pde", "manufactured_solution", "initial",
-        "boundary", "eval_grid", "output", "evaluation", "calibration", "reference", "tags",
+        "boundary", "eval_grid", "output", "targets", "evaluation", "calibration", "reference", "tags",
         "tracks",
     )
 

@@ -1,9 +1,11 @@
 """Prompts for agents, rendered with Jinja from ``templates/`` -- from the agent view only.
 
 Tiers: ``single`` (the paper's six parts), ``feedback`` (attempts 2 and 3, from a verdict),
-``scaffold`` (a runnable skeleton for the library, numerics left to the model) and ``plan``
-(a FEABench-style modelling plan).  Rendering is deterministic: the same case_spec and library
-give byte-identical text.  Nothing of the evaluator side is ever an input: no manufactured
+``scaffold`` (a runnable skeleton for the library, numerics left to the model), ``plan``
+(a FEABench-style modelling plan) and ``modelspecs`` (FEABench's ModelSpecs: a structured,
+software-agnostic specification -- geometry, physics, materials, boundary conditions, mesh
+hint, requested outputs -- beside the natural-language tiers).  Rendering is deterministic: the
+same case_spec and library give byte-identical text.  Nothing of the evaluator side is ever an input: no manufactured
 solution, reference or calibration settings, e_base, t_base or thresholds.
 """
 
@@ -21,8 +23,10 @@ from casekit.families import FAMILIES
 from casekit.families.base import DATA_BC_KINDS
 from casekit.jsonio import sha256_bytes
 from casekit.resources import templates_dir
+from casekit.solvers.targets import TARGETS_FILE
+from casekit.targets import describe as describe_target
 
-TIERS = ("single", "feedback", "scaffold", "plan")
+TIERS = ("single", "feedback", "scaffold", "plan", "modelspecs")
 FEEDBACK_CODE_LIMIT = 2000
 
 
@@ -70,7 +74,12 @@ def context(case_spec: dict[str, Any], library: str) -> dict[str, Any]:
     bc_lines = _bc_lines(case_spec, family)
     guide_path = lib.resource(lib.guide)
     axes = [("x", grid["nx"]), ("y", grid["ny"])] + ([("z", grid["nz"])] if dim == 3 else [])
+    targets = case_spec.get("targets") or []
     return {
+        "targets": [{"name": e["name"], "text": describe_target(e, case_spec)} for e in targets],
+        "targets_file": TARGETS_FILE,
+        "ic_keys": sorted(case_spec.get("ic") or {}),
+        "grid_text": f"{grid['nx']} x {grid['ny']}" + (f" x {grid['nz']}" if dim == 3 else ""),
         "family": family, "main": main, "flux_text": family.flux_text, "dim": dim,
         "domain_text": domain.describe(), "boundary_tags": dom["boundary_tags"],
         "library_title": lib.title, "language": lib.language,
@@ -97,7 +106,8 @@ def _summary(spec: dict[str, Any], family: Any, domain_text: str, library: str, 
     parts.append("Boundary conditions: " + "; ".join(bc_lines) + ".")
     g = spec["eval_grid"]
     size = f"{g['nx']} x {g['ny']}" + (f" x {g['nz']}" if "nz" in g else "")
-    parts.append(f"Report the field `{spec['output']['field']}` on a {size} grid.")
+    parts.append(f"Report the field `{spec['output']['field']}` on a {size} grid"
+                 + (f" and {len(spec['targets'])} target value(s)." if spec.get("targets") else "."))
     return "\n".join(parts)
 
 
@@ -140,6 +150,8 @@ def render(case_spec: dict[str, Any], library: str, tier: str = "single", *, ver
         return _env().get_template("prompts/single.md.j2").render(ctx)
     if tier == "plan":
         return _env().get_template("prompts/plan.md.j2").render(ctx)
+    if tier == "modelspecs":
+        return _env().get_template("prompts/modelspecs.md.j2").render(ctx)
     if tier == "scaffold":
         return scaffold(case_spec, library)
     if verdict is None or previous_code is None:

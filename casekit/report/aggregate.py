@@ -187,3 +187,20 @@ def _median(xs: list[float]) -> float | None:
         return None
     m = len(xs) // 2
     return xs[m] if len(xs) % 2 else (xs[m - 1] + xs[m]) / 2
+
+
+def target_summary(verdicts: Iterable[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
+    """Per kind of target value (FEABench's quantities of interest) and system: how many were
+    asked, how many passed their gate, and the median relative error of those scored."""
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for v in verdicts:
+        for t in v.get("targets") or []:
+            cell = out.setdefault(t["kind"], {}).setdefault(v["system"], {"n": 0, "passed": 0, "errors": []})
+            cell["n"] += 1
+            cell["passed"] += bool(t["passed"])
+            if t.get("error") is not None:
+                cell["errors"].append(float(t["error"]))
+    for cells in out.values():
+        for cell in cells.values():
+            cell["error_median"] = _median(sorted(cell.pop("errors")))
+    return out

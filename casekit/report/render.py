@@ -60,6 +60,7 @@ def report_data(verdicts: list[dict[str, Any]], sources: list[str]) -> dict[str,
         "calibrated_alpha": calibrated,
         "pass_at_k": pass_k,
         "errors": {"overall": agg.error_summary(first, None), "family": agg.error_summary(first, "family")},
+        "targets": agg.target_summary(first),
     }
 
 
@@ -69,6 +70,13 @@ def _geo(cell: dict[str, Any] | None) -> str:
 
 def _order(cell: dict[str, Any] | None) -> str:
     return "-" if not cell or cell["order_median"] is None else f"{cell['order_median']:.2f} ({cell['n_order']})"
+
+
+def _target(cell: dict[str, Any] | None) -> str:
+    if not cell:
+        return "-"
+    median = "-" if cell["error_median"] is None else f"{cell['error_median']:.2e}"
+    return f"{cell['passed']}/{cell['n']}, {median}"
 
 
 def _span(stamps: Any) -> list[str]:
@@ -102,6 +110,9 @@ def tables(data: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]
     if orders:
         out.append(("Observed order of self-convergence, median (n)", ["family", *names],
                     [[g, *(_order(cells.get(s)) for s in names)] for g, cells in orders.items()]))
+    if data.get("targets"):
+        out.append(("Target values (first attempts) -- passed/asked, median relative error", ["kind", *names],
+                    [[kind, *(_target(cells.get(s)) for s in names)] for kind, cells in data["targets"].items()]))
     if data["pass_at_k"]:
         ks = list(next(iter(data["pass_at_k"].values())))
         out.append(("pass@k over attempts", ["k", *names],

@@ -10,6 +10,7 @@ outside the domain are ignored.  ``meta.json`` must conform to ``schemas/meta.sc
 from __future__ import annotations
 
 import json
+import math
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -212,6 +213,55 @@ def load_meta(out_dir: Path) -> dict[str, Any]:
         p = problems[0]
         raise ArtifactError("invalid_artifact", f"meta.json{p.pointer}: {p.message[:300]}")
     return meta  # type: ignore[no-any-return]
+
+
+#: largest targets.json read (a few names and numbers)
+MAX_TARGETS_BYTES = 64 * 1024
+
+
+def load_targets(out_dir: Path, case_spec: dict[str, Any]) -> dict[str, float]:
+    """The target values of a run (``targets.json``: an object with exactly the case's target
+    names, each a finite number); raises :class:`ArtifactError` for anything else, never another
+    exception.  A case without targets needs no file (an empty dict)."""
+    from casekit.solvers.targets import TARGETS_FILE
+
+    names = [e["name"] for e in case_spec.get("targets") or []]
+    if not names:
+        return {}
+    path = out_dir / TARGETS_FILE
+    if not path.is_file() or path.is_symlink():
+        raise ArtifactError("missing_artifact", f"{TARGETS_FILE} was not written (the case asks for the target "
+                            f"values {', '.join(names)})")
+    if path.stat().st_size > MAX_TARGETS_BYTES:
+        raise ArtifactError("invalid_artifact", f"{TARGETS_FILE} is larger than {MAX_TARGETS_BYTES} bytes")
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_TARGETS_BYTES + 1)
+        data = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise ArtifactError("invalid_artifact", f"{TARGETS_FILE} is not valid JSON: {str(exc)[:200]}") from None
+    if not isinstance(data, dict):
+        raise ArtifactError("invalid_artifact", f"{TARGETS_FILE} must be a JSON object {{name: number}}, not "
+                            f"{type(data).__name__}")
+    unknown = sorted(k for k in data if k not in names)
+    if unknown:
+        raise ArtifactError("invalid_artifact", f"{TARGETS_FILE} names unknown targets "
+                            f"{', '.join(repr(k[:40]) for k in unknown[:5])} (valid: {', '.join(names)})")
+    missing = [n for n in names if n not in data]
+    if missing:
+        raise ArtifactError("invalid_artifact", f"{TARGETS_FILE} lacks the target values {', '.join(missing)}")
+    out = {}
+    for n in names:
+        v = data[n]
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or abs(v) > 1e300 or not math.isfinite(v):
+            raise ArtifactError("non_finite" if isinstance(v, float) else "invalid_artifact",
+                                f"{TARGETS_FILE}: the value of {n!r} must be a finite number, not {str(v)[:40]}")
+        out[n] = float(v)
+    return out
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON allows")
 
 
 def _depth(obj: Any) -> int:

@@ -24,6 +24,12 @@ def rel_l2(u: dict[str, np.ndarray], ref: dict[str, np.ndarray], mask: np.ndarra
     return diff / norm if norm > ZERO_NORM * max(1, b.size) else diff
 
 
+def rel_scalar(value: float, exact: float) -> float:
+    """|value - exact| / |exact|: the error of a target value (exact values are never near zero:
+    casekit.targets refuses such targets)."""
+    return abs(value - exact) / abs(exact)
+
+
 def auxiliary(u: dict[str, np.ndarray], ref: dict[str, np.ndarray], mask: np.ndarray) -> dict[str, float]:
     """RMSE, MAE, R^2 and fRMSE (masked, component-wise DFT)."""
     names = sorted(ref)

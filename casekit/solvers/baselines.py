@@ -79,7 +79,12 @@ def solve(case_spec: dict[str, Any], kind: str) -> None:
     """Write the baseline's artifacts (``solution.npz``, ``meta.json``) like a submission."""
     import json
 
+    from casekit.solvers import targets
+
     grid = Grid.from_spec(case_spec["eval_grid"])
-    np.savez("solution.npz", **grid.axes(), **arrays(kind, case_spec))  # type: ignore[arg-type]
+    fields = arrays(kind, case_spec)
+    np.savez("solution.npz", **grid.axes(), **fields)  # type: ignore[arg-type]
+    if case_spec.get("targets"):
+        targets.write(targets.from_grid(case_spec, fields, grid.points()))
     with open("meta.json", "w", encoding="utf-8") as fh:
         json.dump({"wall_time_sec": 0.0, "status": "ok", "solver_info": {"baseline": kind}}, fh)

@@ -84,6 +84,9 @@ class Track(ABC):
     #: stated in prompts and checked against the environment by the tests -- and what it cannot
     packages: tuple[tuple[str, str], ...] = ()
     unavailable: tuple[tuple[str, str], ...] = ()
+    #: the target kinds (casekit.targets) its calibration solvers compute; a case with targets lists
+    #: only tracks that compute all of its kinds
+    target_kinds: tuple[str, ...] = ()
     #: the rows of the shared convergence matrix (tests/tracks/matrix.py) its tests run, as
     #: "family-domain" (empty: every row it supports)
     convergence_rows: tuple[str, ...] = ()

@@ -163,7 +163,47 @@ def _check_source(data: dict[str, Any], path: Path | None, settings: Settings | 
         return problems + _typed_leaks(source)
     problems += _typed(derived)
     problems += run_all(view, settings)
+    problems += _targets(derived)
     return problems
+
+
+def _targets(d: Derived) -> list[Problem]:
+    """Targets: every listed track computes their kinds; their exact values can be gated (not
+    near zero, maxima inside); no agent-visible number is one of them."""
+    if not d.targets:
+        return []
+    kinds = {t.kind for t in d.targets}
+    able = [n for n, t in TRACKS.items() if kinds <= set(t.target_kinds)]
+    out = []
+    for i, name in enumerate(d.source.tracks):
+        missing = kinds - set(TRACKS.get(name).target_kinds) if name in TRACKS else set()
+        if missing:
+            out.append(Problem(f"track {name!r} does not compute target values of kind(s) {', '.join(sorted(missing))}",
+                               f"/tracks/{i}", d.case_id, valid=", ".join(able) or "(no track computes them)",
+                               check="targets"))
+    try:
+        values = d.target_values
+    except CasekitError as exc:
+        return out + [p.located(case_id=d.case_id) for p in (exc.problems or [exc.as_problem("targets")])]
+    return out + visible_target_values(d.case_spec(), values, d.case_id)
+
+
+def visible_target_values(spec: dict[str, Any], values: dict[str, float], case_id: str) -> list[Problem]:
+    """A hidden target value written anywhere in the case_spec (as a number or inside an
+    expression, with more digits than a round number has) is a leak."""
+    import json
+    import re
+
+    numbers = [float(m) for m in re.findall(r"[-+]?\d+\.\d*(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+", json.dumps(spec))]
+    out = []
+    for name, v in values.items():
+        if float(f"{v:.3g}") == v:
+            continue  # a round value (1, 0.25) is written everywhere without telling anything
+        if any(abs(n - v) <= 1e-9 * abs(v) or abs(abs(n) - abs(v)) <= 1e-9 * abs(v) for n in numbers):
+            out.append(Problem(f"the hidden value of target {name!r} ({v!r}) appears in the agent-visible case_spec",
+                               "/targets", case_id, valid="no agent-visible number equal to a target value",
+                               check="leak.target"))
+    return out
 
 
 def _typed_leaks(source: CaseSource) -> list[Problem]:

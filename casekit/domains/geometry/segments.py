@@ -59,6 +59,7 @@ class Segment(Protocol):
     def distance(self, pts: np.ndarray) -> np.ndarray: ...
     def project(self, pts: np.ndarray) -> np.ndarray: ...
     def sample(self, n: int) -> np.ndarray: ...
+    def trace(self, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]: ...
     def extent(self) -> tuple[float, float, float, float]: ...
     def reversed(self) -> Segment: ...
     def describe(self) -> str: ...
@@ -112,6 +113,12 @@ class Line:
     def sample(self, n: int) -> np.ndarray:
         s = np.linspace(0.0, 1.0, n)
         return np.asarray(self.a) + s[:, None] * (np.asarray(self.b) - np.asarray(self.a))
+
+    def trace(self, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Points and derivatives d/ds of the parametrisation over s in [0, 1] (start to end)."""
+        a, d = np.asarray(self.a), np.asarray(self.b) - np.asarray(self.a)
+        s = np.asarray(s, dtype=float)
+        return a + s[:, None] * d, np.broadcast_to(d, (len(s), 2)).copy()
 
     def extent(self) -> tuple[float, float, float, float]:
         xs, ys = (self.a[0], self.b[0]), (self.a[1], self.b[1])
@@ -198,6 +205,12 @@ class _ConicArc:
 
     def sample(self, n: int) -> np.ndarray:
         return self._points(self.start_angle + np.linspace(0.0, 1.0, n) * self.sweep)
+
+    def trace(self, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Points and derivatives d/ds of the parametrisation over s in [0, 1] (start to end)."""
+        t = self.start_angle + np.asarray(s, dtype=float) * self.sweep
+        a, b = self.semi_axes
+        return self._points(t), np.column_stack([-a * np.sin(t), b * np.cos(t)]) * self.sweep
 
     def extent(self) -> tuple[float, float, float, float]:
         pts = [self.start, self.end]

@@ -16,6 +16,7 @@ register(Family(
     operator=lambda f, p, dim, tr: {
         "f": dt(f["u"]) + f["u"] * dot(grad(f["u"], dim), p["b"]) - p["nu"] * lap(f["u"], dim)},
     flux=lambda f, p, n, dim: p["nu"] * dot(grad(f["u"], dim), n),
+    flux_coefficient=lambda p: p["nu"],
     flux_text="nu * du/dn",
     bc_kinds=("dirichlet", "neumann", "robin", "periodic"),
     time_order=1,

@@ -17,6 +17,7 @@ register(Family(
     operator=lambda f, p, dim, tr: {
         "f": dt(f["u"]) - div(tuple(p["kappa"] * g for g in grad(f["u"], dim)), dim)},
     flux=lambda f, p, n, dim: p["kappa"] * dot(grad(f["u"], dim), n),
+    flux_coefficient=lambda p: p["kappa"],
     flux_text="kappa * du/dn",
     bc_kinds=("dirichlet", "neumann", "robin", "periodic"),
     time_order=1,

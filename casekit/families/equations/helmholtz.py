@@ -2,6 +2,8 @@
 
 import math
 
+import sympy as sp
+
 from casekit.families.axes import bc_axis
 from casekit.families.base import Axis, Family, Output, Param, Unknown, register
 from casekit.families.calculus import dot, grad, lap
@@ -15,6 +17,7 @@ register(Family(
                   exclusive_minimum=True),),
     operator=lambda f, p, dim, tr: {"f": -lap(f["u"], dim) - p["k"] ** 2 * f["u"]},
     flux=lambda f, p, n, dim: dot(grad(f["u"], dim), n),
+    flux_coefficient=lambda p: sp.Integer(1),
     flux_text="du/dn",
     bc_kinds=("dirichlet", "neumann", "robin", "periodic"),
     outputs=(Output("u", "scalar", "u", "the solution u"),),

@@ -16,6 +16,7 @@ register(Family(
                   kind="field", default=1.0, minimum=0.0, exclusive_minimum=True, positive=True),),
     operator=lambda f, p, dim, tr: {"f": -div(tuple(p["kappa"] * g for g in grad(f["u"], dim)), dim)},
     flux=lambda f, p, n, dim: p["kappa"] * dot(grad(f["u"], dim), n),
+    flux_coefficient=lambda p: p["kappa"],
     flux_text="kappa * du/dn",
     bc_kinds=("dirichlet", "neumann", "robin", "periodic"),
     outputs=(Output("u", "scalar", "u", "the solution u"),),

@@ -22,6 +22,7 @@ register(Family(
     operator=lambda f, p, dim, tr: {
         "f": (dt(f["u"]) if tr else 0) - p["epsilon"] * lap(f["u"], dim) + _reaction(p, f["u"])},
     flux=lambda f, p, n, dim: p["epsilon"] * dot(grad(f["u"], dim), n),
+    flux_coefficient=lambda p: p["epsilon"],
     flux_text="epsilon * du/dn",
     bc_kinds=("dirichlet", "neumann", "robin", "periodic"),
     time_order=1,

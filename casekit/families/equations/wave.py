@@ -13,6 +13,7 @@ register(Family(
                   exclusive_minimum=True),),
     operator=lambda f, p, dim, tr: {"f": dt(f["u"], 2) - p["c"] ** 2 * lap(f["u"], dim)},
     flux=lambda f, p, n, dim: p["c"] ** 2 * dot(grad(f["u"], dim), n),
+    flux_coefficient=lambda p: p["c"] ** 2,
     flux_text="c^2 * du/dn",
     bc_kinds=("dirichlet", "neumann", "robin", "periodic"),
     time_order=2,

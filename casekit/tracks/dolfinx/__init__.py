@@ -20,6 +20,7 @@ TRACKS.register("dolfinx", DolfinxTrack(
     title="DOLFINx 0.11",
     scaffold="scaffold.py.j2",
     families=FAMILY_NAMES,
+    target_kinds=("boundary_flux", "max", "mean", "point"),
     packages=(("dolfinx", "DOLFINx 0.11 (import dolfinx_solver first)"),
               ("petsc4py", "petsc4py (real PETSc with MUMPS)"), ("basix", "basix"), ("ufl", "ufl"),
               ("ffcx", "ffcx"), ("mpi4py", "mpi4py"), ("numpy", "numpy"), ("scipy", "scipy"),

@@ -49,4 +49,9 @@ def solve(case_spec: dict[str, Any], settings: dict[str, Any]) -> None:
     values = evaluate(result.u, grid.points[grid.inside])
     info = {"degree": problem.settings.degree, "resolution": problem.settings.cells_across,
             "cells": problem.mesh.topology.index_map(problem.dim).size_local, **result.info}
+    if case_spec.get("targets"):
+        from casekit.solvers.targets import write
+        from casekit.tracks.dolfinx.solvers.targets import compute
+
+        write(compute(problem, result.u, grid.points[grid.inside]))
     grid.write(grid.assemble(values), time.perf_counter() - start, info)

@@ -67,7 +67,7 @@ def evaluate(u: Any, points: np.ndarray) -> np.ndarray:
             cells[missing[ok]] = found[ok]
             missing, mids = missing[~ok], mids[~ok]
     located = np.flatnonzero(cells >= 0)
-    inside = u.eval(pts[located], cells[located])
+    inside = np.asarray(u.eval(pts[located], cells[located])).reshape(len(located), -1)  # (1, k) for one point
     values = np.zeros((len(pts), inside.shape[1]))
     values[located] = inside
     for i, v in extended.items():

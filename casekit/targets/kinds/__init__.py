@@ -1,0 +1,1 @@
+"""The registered target kinds, one module each (imported by ``TARGET_KINDS``)."""
