@@ -24,7 +24,10 @@ def import_cases(
     force: bool = typer.Option(False, "--force", help="Replace case sources already in OUT."),
     repair: bool = typer.Option(False, "--repair", help="Keep what each record means and re-derive what casekit "
                                 "derives (forcing, boundary and initial data, leak-free); foreign keys go; "
-                                "records that cannot be kept faithfully are listed, not written."),
+                                "records that cannot be kept faithfully are listed, not written; every kept "
+                                "case is validated and one with findings is not kept either."),
+    jobs: int = typer.Option(os.cpu_count() or 1, "--jobs", "-j", min=1,
+                             help="Processes that validate the repaired cases."),
 ) -> None:
     """Convert records into casekit case sources; what cannot be mapped is kept for validation to
     report or listed in OUT/import-report.json, never dropped silently."""
@@ -50,7 +53,7 @@ def import_cases(
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-import-", dir=out.parent))
     try:
-        n, failed = _convert_all(file, convert, staging, notes, report, repair)
+        n, failed = _convert_all(file, convert, staging, notes, report, repair, jobs)
         write_json(staging / "import-report.json", report)
         for f in sorted(staging.rglob("*")):  # all or nothing: a bad file stops before anything lands
             if f.is_file():
@@ -67,11 +70,12 @@ UNFAITHFUL = ("unmapped", "inconsistent")
 
 
 def _convert_all(file: Path, convert: Any, staging: Path, notes: Counter[str], report: list[dict[str, Any]],
-                 repair: bool = False) -> tuple[int, int]:
+                 repair: bool = False, jobs: int = 1) -> tuple[int, int]:
     from casekit import yamlio
     from casekit.jsonio import atomic_write_text, iter_jsonl
 
     n = failed = 0
+    kept: list[tuple[dict[str, Any], dict[str, Any], list[tuple[str, str]]]] = []
     for lineno, rec in iter_jsonl(file):
         try:
             if not isinstance(rec, dict):
@@ -96,11 +100,37 @@ def _convert_all(file: Path, convert: Any, staging: Path, notes: Counter[str], r
                 t.removesuffix("; kept as given") for t in unfaithful)})
             report.append(entry)
             continue
-        atomic_write_text(staging / src["family"] / f"{src['id']}.yaml", yamlio.dumps(src))
-        notes.update(cls for cls, _ in imported.notes)
         report.append(entry)
+        kept.append((entry, src, imported.notes))
+    findings = _validate_all([src for _, src, _ in kept], jobs) if repair else [[] for _ in kept]
+    for (entry, src, record_notes), problems in zip(kept, findings, strict=True):
+        if problems:  # a repaired case is committed clean, or not at all
+            failed += 1
+            notes["not_kept"] += 1
+            entry["id"] = None
+            entry["notes"].append({"class": "not_kept", "text": f"not kept: {len(problems)} validator finding(s): "
+                                   + "; ".join(problems[:3])})
+            continue
+        atomic_write_text(staging / src["family"] / f"{src['id']}.yaml", yamlio.dumps(src))
+        notes.update(cls for cls, _ in record_notes)
         n += 1
     return n, failed
+
+
+def _findings(src: dict[str, Any]) -> list[str]:
+    from casekit.validate import check_source
+
+    return [f"{p.pointer or '/'}: {p.message}" for p in check_source(src)]
+
+
+def _validate_all(sources: list[dict[str, Any]], jobs: int) -> list[list[str]]:
+    """The validator's findings of every repaired source (in ``jobs`` processes)."""
+    if jobs <= 1 or len(sources) < 2:
+        return [_findings(s) for s in sources]
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        return list(pool.map(_findings, sources, chunksize=4))
 
 
 def _summary(file: Path, out: Path, n: int, failed: int, notes: Counter[str]) -> None:

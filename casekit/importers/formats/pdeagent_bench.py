@@ -88,7 +88,29 @@ def _convert(rec: dict[str, Any]) -> Imported:
         out.note("dropped", f"agent_knobs {names} are solver hints for agents, not case data; casekit's prompts give "
                  "every agent the same contract and guide")
     src["tracks"] = list(rec.get("supported_libraries", ["dolfinx"]))
+    if "manufactured_solution" not in src:
+        _oracle_defaults(src, out)
     return out
+
+
+def _oracle_defaults(src: dict[str, Any], out: Imported) -> None:
+    """What the anchor's oracles use when a record without a manufactured solution leaves data out
+    (pdebench/oracle/heat.py: no source is f = 0, no initial condition is u0 = 0;
+    pdebench/oracle/biharmonic.py: w = -Laplace(u) = 0 on the boundary)."""
+    family = src["family"]
+    if family in ("heat",):
+        if not src.get("pde", {}).get("forcing"):
+            src.setdefault("pde", {})["forcing"] = {"f": "0"}
+            out.note("assumed", "no source term: the anchor's heat oracle uses f = 0, assumed")
+        if not src.get("initial"):
+            src["initial"] = {"u": "0"}
+            out.note("assumed", "no initial condition: the anchor's heat oracle starts from u = 0, assumed")
+    if family == "biharmonic":
+        for tag, entry in src.get("boundary", {}).items():
+            if isinstance(entry, dict) and entry.get("kind") == "dirichlet" and "laplacian" not in entry:
+                entry["laplacian"] = "0"
+                out.note("assumed", f"no second condition on {tag}: the anchor's biharmonic oracle sets "
+                         "Laplace(u) = 0 there (w = 0), assumed")
 
 
 # --------------------------------------------------------------------------- repair
@@ -128,8 +150,34 @@ def _repair(out: Imported) -> Imported:
     for key, why in _FOREIGN_TOLERANCES.items():
         if key in evaluation:
             out.note("repaired", f"evaluation.{key} = {evaluation.pop(key)!r} removed: it {why}")
+    _grid_covers_domain(out)
     _tracks(out)
     return out
+
+
+def _grid_covers_domain(out: Imported) -> None:
+    """An evaluation grid that leaves part of the domain out is widened to the domain's bounding
+    box at the same spacing (casekit scores the whole domain; outside points are masked)."""
+    src = out.source
+    grid = src.get("eval_grid", {})
+    try:
+        box = resolve(src["domain"]["template"], src["domain"].get("params")).bbox()
+    except CasekitError:
+        return
+    given = grid.get("bbox")
+    if not given or len(given) != len(box):
+        return
+    wide = [min(given[i], box[i]) if i % 2 == 0 else max(given[i], box[i]) for i in range(len(box))]
+    if wide == list(given):
+        return
+    for axis, key in enumerate(("nx", "ny", "nz")[: len(box) // 2]):
+        if key in grid:
+            lo, hi = given[2 * axis], given[2 * axis + 1]
+            step = (hi - lo) / max(grid[key] - 1, 1)
+            grid[key] = int(round((wide[2 * axis + 1] - wide[2 * axis]) / step)) + 1
+    grid["bbox"] = [round(float(v), 12) for v in wide]
+    out.note("repaired", f"evaluation grid {list(given)} leaves part of the domain out: widened to {grid['bbox']} at "
+             "the same spacing")
 
 
 def _tracks(out: Imported) -> None:
@@ -168,6 +216,9 @@ def _domain(oc: dict[str, Any], out: Imported) -> tuple[dict[str, Any], list[str
         params = gp
     else:
         params = mapper(gp, extra, out)
+    if kind == "multi_hole" and len(params.get("holes", [])) == 1:
+        kind, params = "square_with_hole", {"outer": params["outer"], "hole": params["holes"][0]}
+        out.note("mapped", "multi_hole with one circular hole is casekit's square_with_hole (the same region)")
     for k, v in extra.items():
         if k in ("char_length",):
             out.note("dropped", f"domain.{k} ({v}) is a mesh setting; casekit meshes by cells_across")
@@ -264,6 +315,17 @@ def _periodic_square(gp: dict, extra: dict, out: Imported) -> dict:
     return {"bounds": list(gp["bounds"])} if "bounds" in gp else gp
 
 
+def _t_junction(gp: dict, extra: dict, out: Imported) -> dict:
+    res = _renamer({"horizontal_rect": "bar", "vertical_rect": "stem"})(gp, extra, out)
+    bar, stem = res.get("bar"), res.get("stem")
+    if isinstance(bar, list) and isinstance(stem, list) and len(bar) == len(stem) == 4 \
+            and bar[2] < stem[3] <= bar[3]:  # the stem reaches into the bar: the union is the same region
+        res["stem"] = [stem[0], stem[1], stem[2], bar[2]]
+        out.note("mapped", f"the stem {stem} reaches into the bar {bar}; it ends at the bar's bottom y = {bar[2]:g} "
+                 "(the same T-shaped region, as casekit's template describes it)")
+    return res
+
+
 _DOMAIN_MAPS = {
     "unit_square": lambda gp, extra, out: gp,
     "unit_cube": lambda gp, extra, out: gp,
@@ -276,7 +338,7 @@ _DOMAIN_MAPS = {
     "sector": _renamer({"center": "center", "radius": "radius", "angle": "angle"}),
     "star": _star,
     "gear": _gear,
-    "t_junction": _renamer({"horizontal_rect": "bar", "vertical_rect": "stem"}),
+    "t_junction": _t_junction,
     "dumbbell": _dumbbell,
     "periodic_square": _periodic_square,
 }
