@@ -20,7 +20,7 @@ import numpy as np
 import sympy as sp
 
 from casekit import leak
-from casekit.domains.geometry import BOUNDARY_TOL, Box, Region
+from casekit.domains.geometry import BOUNDARY_TOL
 from casekit.errors import CasekitError, Problem
 from casekit.expr import COORDS, T, as_expr, exact, hygiene
 from casekit.expr.hygiene import Sampler

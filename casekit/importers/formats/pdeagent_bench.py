@@ -174,7 +174,7 @@ def _grid_covers_domain(out: Imported) -> None:
         if key in grid:
             lo, hi = given[2 * axis], given[2 * axis + 1]
             step = (hi - lo) / max(grid[key] - 1, 1)
-            grid[key] = int(round((wide[2 * axis + 1] - wide[2 * axis]) / step)) + 1
+            grid[key] = round((wide[2 * axis + 1] - wide[2 * axis]) / step) + 1
     grid["bbox"] = [round(float(v), 12) for v in wide]
     out.note("repaired", f"evaluation grid {list(given)} leaves part of the domain out: widened to {grid['bbox']} at "
              "the same spacing")
