@@ -229,7 +229,7 @@ class Newton:
         b.scale(-1.0)
         b.setValues(self.rows, np.zeros(len(self.rows)))
         b.assemble()
-        return b, b.norm()
+        return b, float(b.norm())
 
     def solve(self) -> int:
         """Newton iterations from the current u (its Dirichlet values are imposed first).  A step
