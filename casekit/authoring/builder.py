@@ -30,9 +30,9 @@ from casekit.domains import Domain, resolve
 from casekit.errors import CasekitError
 from casekit.expr import to_text
 from casekit.families import FAMILIES, Family
+from casekit.families.inflow import traction_inflow
 from casekit.ids import public_id, salted_seed
 from casekit.thresholds import DEFAULTS
-from casekit.families.inflow import traction_inflow
 from casekit.tracks import TRACKS
 
 
