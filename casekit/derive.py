@@ -557,10 +557,10 @@ def tidy(e: Any) -> Any:
     """A readable but exact form of a derived expression."""
     if isinstance(e, tuple):
         return tuple(tidy(c) for c in e)
-    e = sp.sympify(e)
-    if sp.count_ops(e) < 200:  # expand products, but keep exp(a + b) and log(a*b) whole
-        e = sp.factor_terms(sp.expand(e, power_exp=False, log=False))
-    return e
+    # products expanded (exp(a + b) and log(a*b) kept whole), whatever the size: an unexpanded
+    # product can spell out the hidden solution (the convective term (u . grad) u of Navier-Stokes
+    # carried the velocity verbatim; the validator's leak.text check)
+    return sp.factor_terms(sp.expand(sp.sympify(e), power_exp=False, log=False))
 
 
 def _text(v: Any, sampler: Sampler | None = None) -> Any:

@@ -22,7 +22,7 @@ import sympy as sp
 from casekit import leak
 from casekit.domains.geometry import BOUNDARY_TOL
 from casekit.errors import CasekitError, Problem
-from casekit.expr import COORDS, T, as_expr, exact, hygiene
+from casekit.expr import COORDS, T, as_expr, exact, hygiene, to_text
 from casekit.expr.hygiene import Sampler
 from casekit.families.base import DATA_BC_KINDS
 from casekit.families.calculus import lap
@@ -271,6 +271,42 @@ def leak_check(view: CaseView, s: Settings) -> list[Problem]:
                                          f"hidden solution inside the domain", "leak.numeric",
                                          f"a relative gap of at least {s.gap_min}"))
     return problems
+
+
+#: a hidden formula shorter than this is no evidence of a copy (``x + y`` is everywhere)
+TEXT_LEAK_MIN = 12
+
+
+@check("leak.text")
+def text_leak(view: CaseView, s: Settings) -> list[Problem]:
+    """No agent-visible text contains a component of the hidden solution as written (the
+    convective term of an unexpanded forcing once carried the velocity verbatim)."""
+    if view.solution is None:
+        return []
+    hidden: set[str] = set()
+    for name, value in view.solution.items():
+        written = view.solution_text.get(name) if view.solution_text else None
+        for comp, text in zip(_components(value), _components_text(written, value), strict=True):
+            for form in {to_text(comp), text}:
+                if len(form) >= TEXT_LEAK_MIN and any(c in form for c in "xyz"):
+                    hidden.add(form)
+    problems = []
+    for pointer, value, _ in visible_values(view.spec, view.family):
+        texts = [str(v) for v in (value if isinstance(value, list) else [value])]
+        copied = sorted(h for h in hidden if any(h in t for t in texts))
+        if copied:
+            problems.append(view.problem(pointer, f"{_describe(pointer, view.spec)} contains the hidden solution's "
+                                         f"formula {copied[0][:60]!r} verbatim", "leak.text",
+                                         "derived data that do not spell out the solution (expanded products)"))
+    return problems
+
+
+def _components_text(written: Any, value: Any) -> list[str]:
+    if isinstance(written, list):
+        return [str(w) for w in written]
+    if written is None:
+        return [to_text(c) for c in _components(value)]
+    return [str(written)]
 
 
 def _describe(pointer: str, spec: dict[str, Any]) -> str:
