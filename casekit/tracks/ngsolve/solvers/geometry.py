@@ -87,8 +87,10 @@ def shape(case_spec: dict[str, Any]) -> tuple[Any, int, float]:
         pt = np.array([[q.x, q.y]])
         edge.name = pieces[int(np.argmin([p.segment.distance(pt)[0] for p in pieces]))].tag
     for pair in periodic_pairs(case_spec, geometry):
+        # netgen's trafo maps the calling shape onto the other one (source -> target here); the
+        # other way round it finds no partner points and silently identifies nothing
         shift = occ.gp_Trsf.Translation(occ.Vec(pair.translation[0], pair.translation[1], 0.0))
-        face.edges[pair.target].Identify(face.edges[pair.source], f"periodic_{pair.source}",
+        face.edges[pair.source].Identify(face.edges[pair.target], f"periodic_{pair.source}",
                                          occ.IdentificationType.PERIODIC, shift)
     return face, 2, geometry.diameter()
 
@@ -99,8 +101,15 @@ def mesh(case_spec: dict[str, Any], cells_across: int, order: int) -> Any:
 
     s, dim, diameter = shape(case_spec)
     geo = occ.OCCGeometry(s, dim=dim)
-    m = ngsolve.Mesh(geo.GenerateMesh(maxh=diameter / cells_across))
+    ngmesh = geo.GenerateMesh(maxh=diameter / cells_across)
     dom = case_spec["domain"]
-    if order > 1 and resolve(dom["type"], dom["geometry_params"]).geometry.curved():
+    geometry = resolve(dom["type"], dom["geometry_params"]).geometry
+    pairs = periodic_pairs(case_spec, geometry) if dim == 2 else []
+    identified = {nr for _, _, nr in ngmesh.GetIdentifications()}
+    if len(identified) < len(pairs):  # netgen drops an identification it cannot match silently
+        raise RuntimeError(f"netgen identified {len(identified)} of the {len(pairs)} periodic pairs "
+                           f"{[(p.source, p.target) for p in pairs]}")
+    m = ngsolve.Mesh(ngmesh)
+    if order > 1 and geometry.curved():
         m.Curve(order)
     return m
