@@ -1,7 +1,7 @@
 """The case's domain as netgen OCC geometry, from casekit's domain registry.
 
 The geometry is the registry's own (the same loops of lines and circular arcs, the same boundary
-tags, the same periodic pairs): lines become OCC segments, circular and elliptic arcs trimmed
+tags, the periodic pairs the case uses): lines become OCC segments, circular and elliptic arcs trimmed
 OCC ellipses (a closed curve two halves), holes are cut from the outer face, and every edge is named by the tag of the
 piece it lies on.  netgen meshes it, and ``Mesh.Curve`` makes the cells follow the exact curves.
 The unit cube is an OCC box with its faces named as the registry's.
@@ -58,6 +58,14 @@ def _wire(loop: Any) -> Any:
     return occ.Wire(edges)
 
 
+def periodic_pairs(case_spec: dict[str, Any], geometry: Any) -> list[Any]:
+    """The geometry's periodic pairs the case uses (``bc.periodic``): a domain offers pairs, a case
+    picks some -- a side of an unused pair carries its own condition and must not be identified
+    with its partner (netgen would make them one set of dofs)."""
+    used = {tuple(p["tags"]) for p in case_spec.get("bc", {}).get("periodic", [])}
+    return [pair for pair in geometry.periodic if (pair.source, pair.target) in used]
+
+
 def shape(case_spec: dict[str, Any]) -> tuple[Any, int, float]:
     """(OCC shape with named boundary parts, dimension, diameter) of the case's domain."""
     dom = case_spec["domain"]
@@ -78,9 +86,11 @@ def shape(case_spec: dict[str, Any]) -> tuple[Any, int, float]:
         q = edge.Value(0.5 * (lo + hi))
         pt = np.array([[q.x, q.y]])
         edge.name = pieces[int(np.argmin([p.segment.distance(pt)[0] for p in pieces]))].tag
-    for pair in geometry.periodic:
+    for pair in periodic_pairs(case_spec, geometry):
+        # netgen's trafo maps the calling shape onto the other one (source -> target here); the
+        # other way round it finds no partner points and silently identifies nothing
         shift = occ.gp_Trsf.Translation(occ.Vec(pair.translation[0], pair.translation[1], 0.0))
-        face.edges[pair.target].Identify(face.edges[pair.source], f"periodic_{pair.source}",
+        face.edges[pair.source].Identify(face.edges[pair.target], f"periodic_{pair.source}",
                                          occ.IdentificationType.PERIODIC, shift)
     return face, 2, geometry.diameter()
 
@@ -91,8 +101,15 @@ def mesh(case_spec: dict[str, Any], cells_across: int, order: int) -> Any:
 
     s, dim, diameter = shape(case_spec)
     geo = occ.OCCGeometry(s, dim=dim)
-    m = ngsolve.Mesh(geo.GenerateMesh(maxh=diameter / cells_across))
+    ngmesh = geo.GenerateMesh(maxh=diameter / cells_across)
     dom = case_spec["domain"]
-    if order > 1 and resolve(dom["type"], dom["geometry_params"]).geometry.curved():
+    geometry = resolve(dom["type"], dom["geometry_params"]).geometry
+    pairs = periodic_pairs(case_spec, geometry) if dim == 2 else []
+    identified = {nr for _, _, nr in ngmesh.GetIdentifications()}
+    if len(identified) < len(pairs):  # netgen drops an identification it cannot match silently
+        raise RuntimeError(f"netgen identified {len(identified)} of the {len(pairs)} periodic pairs "
+                           f"{[(p.source, p.target) for p in pairs]}")
+    m = ngsolve.Mesh(ngmesh)
+    if order > 1 and geometry.curved():
         m.Curve(order)
     return m
