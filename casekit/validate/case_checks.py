@@ -22,7 +22,7 @@ import sympy as sp
 from casekit import leak
 from casekit.domains.geometry import BOUNDARY_TOL
 from casekit.errors import CasekitError, Problem
-from casekit.expr import COORDS, T, as_expr, exact, hygiene, to_text
+from casekit.expr import COORDS, T, as_expr, exact, hygiene
 from casekit.expr.hygiene import Sampler
 from casekit.families.base import DATA_BC_KINDS
 from casekit.families.calculus import lap
@@ -273,40 +273,55 @@ def leak_check(view: CaseView, s: Settings) -> list[Problem]:
     return problems
 
 
-#: a hidden formula shorter than this is no evidence of a copy (``x + y`` is everywhere)
-TEXT_LEAK_MIN = 12
+#: a ratio this constant (relative spread) makes a visible value a multiple of the solution
+MULTIPLE_SPREAD = 1e-9
 
 
-@check("leak.text")
-def text_leak(view: CaseView, s: Settings) -> list[Problem]:
-    """No agent-visible text contains a component of the hidden solution as written (the
-    convective term of an unexpanded forcing once carried the velocity verbatim)."""
+@check("leak.multiple")
+def multiple_leak(view: CaseView, s: Settings) -> list[Problem]:
+    """No agent-visible value is a constant multiple of a hidden component: the forcing of an
+    eigenfunction (f = 2 pi^2 u for u = sin(pi x) sin(pi y)) hands over the answer as f / c,
+    whatever its distance from the solution (the leak check compares values unscaled)."""
     if view.solution is None:
         return []
-    hidden: set[str] = set()
-    for name, value in view.solution.items():
-        written = view.solution_text.get(name) if view.solution_text else None
-        for comp, text in zip(_components(value), _components_text(written, value), strict=True):
-            for form in {to_text(comp), text}:
-                if len(form) >= TEXT_LEAK_MIN and any(c in form for c in "xyz"):
-                    hidden.add(form)
+    pts = view.sample_points(200)
+    times = sorted({view.t0, view.t_end})
+    hidden = [h for value in view.solution.values() for h in _components(value)]
     problems = []
-    for pointer, value, _ in visible_values(view.spec, view.family):
-        texts = [str(v) for v in (value if isinstance(value, list) else [value])]
-        copied = sorted(h for h in hidden if any(h in t for t in texts))
-        if copied:
-            problems.append(view.problem(pointer, f"{_describe(pointer, view.spec)} contains the hidden solution's "
-                                         f"formula {copied[0][:60]!r} verbatim", "leak.text",
-                                         "derived data that do not spell out the solution (expanded products)"))
+    for pointer, value, params in visible_values(view.spec, view.family):
+        if params:  # reaction terms are functions of u
+            continue
+        for comp in _components(view.expr(value)):
+            factor = next((c for h in hidden
+                           if (c := _constant_ratio(comp, h, pts, times, view.dim)) is not None), None)
+            if factor is not None:
+                problems.append(view.problem(pointer, f"{_describe(pointer, view.spec)} is {factor:.6g} times the "
+                                             "hidden solution: dividing it by a constant reproduces the answer",
+                                             "leak.multiple", "a manufactured solution that is no eigenfunction of "
+                                             "the operator (add a term that changes the ratio)"))
+                break
     return problems
 
 
-def _components_text(written: Any, value: Any) -> list[str]:
-    if isinstance(written, list):
-        return [str(w) for w in written]
-    if written is None:
-        return [to_text(c) for c in _components(value)]
-    return [str(written)]
+def _constant_ratio(v: Any, h: Any, pts: np.ndarray, times: list[float], dim: int) -> float | None:
+    """The constant c with v = c h at every point and time, if there is one (h not constant)."""
+    ratios = []
+    for t in times:
+        with np.errstate(all="ignore"):
+            hv = np.asarray(leak.evaluate(h, pts, t, dim), dtype=float)
+            vv = np.asarray(leak.evaluate(v, pts, t, dim), dtype=float)
+        if hv.shape != vv.shape or not (np.isfinite(hv).all() and np.isfinite(vv).all()):
+            return None
+        scale = float(np.max(np.abs(hv)))
+        if scale == 0 or float(np.ptp(hv)) <= MULTIPLE_SPREAD * scale:
+            return None
+        big = np.abs(hv) > 1e-3 * scale
+        ratios.append(vv[big] / hv[big])
+    r = np.concatenate(ratios)
+    mid = float(np.median(r))
+    if mid == 0 or float(np.ptp(r)) > MULTIPLE_SPREAD * abs(mid):
+        return None
+    return mid
 
 
 def _describe(pointer: str, spec: dict[str, Any]) -> str:

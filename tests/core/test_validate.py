@@ -285,15 +285,19 @@ def test_authoring_never_puts_traction_where_a_fast_flow_enters(seed: int) -> No
     assert not [p for p in check_source(src) if p.check == "traction_inflow"]
 
 
-def test_no_visible_text_spells_out_the_hidden_solution() -> None:
-    """leak.text: the forcing of an eigenfunction is a multiple of the solution's own formula, and
-    an unexpanded convective term once carried the Navier-Stokes velocity verbatim; derivation
-    expands products, so the committed Navier-Stokes cases are clean."""
+def test_no_visible_value_is_a_multiple_of_the_hidden_solution() -> None:
+    """leak.multiple: the forcing of an eigenfunction is c u (the answer is f / c); a solution that
+    is no eigenfunction is clean, and so are the committed Navier-Stokes cases, whose forcing once
+    carried the velocity verbatim in an unexpanded convective term (now expanded)."""
     from casekit.model.source import load_source_dict
 
     eigen = poisson(id="poisson_eigen", pde={"params": {"kappa": 1.0}},
                     manufactured_solution={"u": "sin(pi*x)*sin(2*pi*y)"})
-    found = [p for p in check_source(eigen) if p.check == "leak.text"]
-    assert found and "sin(pi*x)*sin(2*pi*y)" in found[0].message and found[0].case_id == "poisson_eigen"
+    found = [p for p in check_source(eigen) if p.check == "leak.multiple"]
+    assert found and found[0].case_id == "poisson_eigen" and "49.348" in found[0].message  # 5 pi^2
+    mixed = poisson(id="poisson_mixed", pde={"params": {"kappa": 1.0}},
+                    manufactured_solution={"u": "sin(pi*x)*sin(2*pi*y) + x*y"})
+    assert not [p for p in check_source(mixed) if p.check.startswith("leak")]
     path = ROOT / "cases" / "navier_stokes" / "navier_stokes_star_high_smooth_dirichlet_s1000.yaml"
-    assert not [p for p in check_source(load_source_dict(path), path) if p.check.startswith("leak")]
+    spec = check_source(load_source_dict(path), path)
+    assert not [p for p in spec if p.check.startswith("leak")]
