@@ -149,6 +149,7 @@ class CaseBuild:
         self.source, self.d, self.spec = source, d, d.case_spec()
         self.mask = references.grid_mask(d)
         self.versions = self.track.versions()
+        self.code = self.track.code_hash()
         # the derived case_spec is part of the key: a change in derivation invalidates the stages;
         # the list of tracks is not (adding a track to a case keeps its other tracks' builds)
         content = {k: v for k, v in source.to_dict().items() if k != "tracks"}
@@ -218,7 +219,7 @@ class CaseBuild:
             self._cached("reference", cached)
             return references.load(entry / "reference.npz"), None, references.describe_manufactured()
         levels = [SolveSettings.from_dict(lv).to_dict() for lv in self.source.reference.levels]  # type: ignore[union-attr]
-        k = key("reference", self.source_key, self.opts.track, self.versions, levels)
+        k = key("reference", self.source_key, self.opts.track, self.versions, self.code, levels)
 
         def write_levels(tmp: Path) -> None:
             for i, lv in enumerate(levels, start=1):
@@ -253,8 +254,8 @@ class CaseBuild:
         return arrays, ex
 
     def _calibration(self) -> dict[str, Any]:
-        k = key("calibration", self.source_key, self.opts.track, self.versions, self.settings, self.opts.repeats,
-                machine(), TIMING_PROTOCOL)
+        k = key("calibration", self.source_key, self.opts.track, self.versions, self.code, self.settings,
+                self.opts.repeats, machine(), TIMING_PROTOCOL)
 
         def write(tmp: Path) -> None:
             with self.lock:  # timed runs never overlap
@@ -317,7 +318,7 @@ class CaseBuild:
 
     def _trial(self, ref: dict[str, np.ndarray], tau_acc: float, targets: dict[str, dict[str, float]]
                ) -> dict[str, Any]:
-        k = key("trial", self.source_key, self.opts.track, self.versions, cheaters.KINDS, tau_acc,
+        k = key("trial", self.source_key, self.opts.track, self.versions, self.code, cheaters.KINDS, tau_acc,
                 {n: (t["value"], t["tau"]) for n, t in targets.items()})
         points = self.d.grid.points()
 

@@ -64,6 +64,10 @@ def trusted_cache_dir() -> Path:
     return path
 
 
+#: files whose content is a track's solver code
+_CODE_SUFFIXES = (".py", ".cpp", ".h", ".hpp", ".j2", ".txt", ".ufl")
+
+
 @dataclass(frozen=True, kw_only=True)
 class Track(ABC):
     name: str
@@ -98,6 +102,19 @@ class Track(ABC):
 
     def supports(self, family: str, domain: str) -> bool:
         return family in self.families and (not self.domains or domain in self.domains)
+
+    def code_hash(self) -> str:
+        """A digest of the code behind this track's calibration and reference solves (the
+        track's package and casekit's shared solver code): part of the build's cache keys, so a
+        fixed solver never hands back a result of the broken one."""
+        import hashlib
+
+        digest = hashlib.sha256()
+        shared = Path(__file__).resolve().parent.parent / "solvers"
+        for root in (self.directory(), shared):
+            for f in sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in _CODE_SUFFIXES):
+                digest.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes() + b"\0")
+        return digest.hexdigest()[:16]
 
     def directory(self) -> Path:
         """The track's package directory (guide, scaffold, container recipe, solvers)."""

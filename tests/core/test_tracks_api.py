@@ -80,3 +80,20 @@ def test_the_runtime_bundle_carries_no_authoring_derivation_or_build_code(track:
         assert parts[0].removesuffix(".py") not in NEVER, n
     stubs = dict(_files(module))
     assert stubs.get("casekit/tracks/__init__.py", b"") == b""  # registration stays out of the sandbox
+
+
+def test_a_change_of_a_track_s_solver_code_changes_its_cache_key(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The build's reference, calibration and trial stages are keyed by the solver code: a fixed
+    solver never gets the broken one's cached result back (an NGSolve periodic fix once did)."""
+    import shutil
+
+    from casekit.tracks import TRACKS
+
+    track = TRACKS.get("ngsolve")
+    copy = tmp_path / "ngsolve"
+    shutil.copytree(track.directory(), copy, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(type(track), "directory", lambda self: copy)
+    before = track.code_hash()
+    assert track.code_hash() == before  # deterministic
+    (copy / "solvers" / "__init__.py").write_text((copy / "solvers" / "__init__.py").read_text() + "\n# fixed\n")
+    assert track.code_hash() != before
