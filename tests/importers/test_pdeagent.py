@@ -89,3 +89,24 @@ def test_the_anchors_resolution_is_cells_per_unit_length_on_every_domain(shared_
     cube = next(r for r in recs.values() if r["oracle_config"]["domain"]["type"] == "unit_cube")
     assert convert(cube).source["calibration"]["cells_across"] == round(
         cube["oracle_config"]["mesh"]["resolution"] * math.sqrt(3))
+
+
+def test_stars_keep_the_anchors_orientation(shared_data: Path) -> None:
+    """The anchor's oracle meshes a star with its first tip at -90 degrees (the records do not
+    say): the imported star is the same polygon, so its solutions can be compared."""
+    import math
+
+    import numpy as np
+
+    from casekit.domains import resolve
+
+    rec = records(shared_data)["poisson_star_5pt_sinsin"]
+    params = convert(rec).source["domain"]["params"]
+    gp = rec["oracle_config"]["domain"]["geometry_params"]
+    n, r_in, r_out = gp["points"], gp["inner_r"], gp["outer_r"]
+    anchor = [((r_out if i % 2 == 0 else r_in) * math.cos(i * math.pi / n - math.pi / 2),
+               (r_out if i % 2 == 0 else r_in) * math.sin(i * math.pi / n - math.pi / 2)) for i in range(2 * n)]
+    domain = resolve("star", params)
+    inside = np.array([[0.9 * x, 0.9 * y] for x, y in anchor])  # just inside every vertex
+    assert domain.inside(inside).all()
+    assert not domain.inside(np.array([[0.0, 0.95 * r_out]])).any()  # no tip straight up
