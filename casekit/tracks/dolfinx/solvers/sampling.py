@@ -25,11 +25,10 @@ def _locate(mesh: Any, tree: Any, pts: np.ndarray) -> np.ndarray:
     """A cell containing each point, or -1."""
     candidates = geometry.compute_collisions_points(tree, pts)
     colliding = geometry.compute_colliding_cells(mesh, candidates, pts)
+    offsets = np.asarray(colliding.offsets)
+    found = offsets[1:] > offsets[:-1]  # the first colliding cell of each point that has one
     cells = np.full(len(pts), -1, dtype=np.int32)
-    for i in range(len(pts)):
-        links = colliding.links(i)
-        if len(links):
-            cells[i] = links[0]
+    cells[found] = np.asarray(colliding.array)[offsets[:-1][found]]
     return cells
 
 
