@@ -2,24 +2,31 @@
 
 The mesh comes from the domain registry through gmsh (the same geometry and boundary tags as
 every other track); expressions are parsed by casekit's one expression parser and turned into
-UFL; Dirichlet data are interpolated into the space (and re-interpolated when the time changes).
+UFL inside forms; Dirichlet and initial data are interpolated into the space from numpy
+functions of the interpolation points (and Dirichlet data re-interpolated, on the cells of their
+boundary part only, when the time changes): data that are only interpolated need no compiled
+kernel, and every kernel compiled is seconds of a fresh run.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import dolfinx_solver  # noqa: F401  (must come before dolfinx: it orders MPI first)
 import numpy as np
+import sympy as sp
 import ufl
 from dolfinx import fem
 from dolfinx.io import gmsh as dgmsh
+from dolfinx.mesh import compute_incident_entities
 from mpi4py import MPI
 
 from casekit.domains import resolve
 from casekit.domains.meshing import MeshOptions, gmsh_model
 from casekit.expr import as_expr, exact
+from casekit.expr.printers import to_numpy
 from casekit.solvers.settings import SolveSettings
 from casekit.solvers.ufl_expr import to_ufl
 
@@ -30,10 +37,11 @@ class Dirichlet:
 
     bc: fem.DirichletBC
     g: fem.Function
-    expression: fem.Expression
+    values: Callable[[np.ndarray], np.ndarray]
+    cells: np.ndarray
 
     def update(self) -> None:
-        self.g.interpolate(self.expression)
+        self.g.interpolate(self.values, cells0=self.cells)
 
 
 class Problem:
@@ -111,25 +119,35 @@ class Problem:
         return self.facet_tags.find(self.tag_ids[tag])
 
     def dirichlet(self, space: Any, value: Any, tag: str) -> Dirichlet:
-        """u = value on ``tag`` for ``space`` (a space or a sub-space of a mixed/vector space)."""
+        """u = value on ``tag`` for ``space`` (a space or a sub-space of a mixed/vector space);
+        ``value`` is a case_spec value or a sympy expression."""
         collapsed = space.collapse()[0] if space.component() else space
         g = fem.Function(collapsed)
-        expression = self.expression(self.ufl(value) if not _is_ufl(value) else value, collapsed)
-        g.interpolate(expression)
+        facets = self.facets(tag)
+        cells = compute_incident_entities(self.mesh.topology, facets, self.dim - 1, self.dim)
+        values = self.values(value)
+        g.interpolate(values, cells0=cells)
         if collapsed is space:
-            dofs = fem.locate_dofs_topological(space, self.dim - 1, self.facets(tag))
-            bc = fem.dirichletbc(g, dofs)
+            bc = fem.dirichletbc(g, fem.locate_dofs_topological(space, self.dim - 1, facets))
         else:
-            dofs = fem.locate_dofs_topological((space, collapsed), self.dim - 1, self.facets(tag))
+            dofs = fem.locate_dofs_topological((space, collapsed), self.dim - 1, facets)
             bc = fem.dirichletbc(g, dofs, space)
-        return Dirichlet(bc, g, expression)
+        return Dirichlet(bc, g, values, cells)
 
-    def expression(self, value: Any, space: Any) -> fem.Expression:
-        """An interpolatable expression on this mesh (constants are tied to the mesh too)."""
-        if not ufl.domain.extract_domains(value):
-            nothing = self.x[0] - self.x[0]  # UFL keeps this (0 * x would fold away with the mesh)
-            value = value + (nothing if not value.ufl_shape else nothing * ufl.as_vector([1.0] * value.ufl_shape[0]))
-        return fem.Expression(value, space.element.interpolation_points, comm=self.mesh.comm)
+    def values(self, value: Any) -> Callable[[np.ndarray], np.ndarray]:
+        """A case_spec value (or a sympy expression) as a numpy function of interpolation points
+        ``x`` (3, N) at the problem's current time ``self.t``: values (N,) or, for a component
+        list, (k, N)."""
+        s = value if isinstance(value, sp.Basic) else self.sym(value)
+        parts = s if isinstance(s, tuple) else (s,)
+        functions = [to_numpy(c, self.dim) for c in parts]
+
+        def evaluate(x: np.ndarray) -> np.ndarray:
+            points, t = x[: self.dim].T, float(self.t.value)
+            out = [f(points, t) for f in functions]
+            return np.vstack(out) if isinstance(s, tuple) else out[0]
+
+        return evaluate
 
     def dirichlets(self, space: Any, key: str = "value") -> list[Dirichlet]:
         return [self.dirichlet(space, e[key], e["tag"]) for e in self.entries("dirichlet")]
@@ -159,10 +177,6 @@ class Problem:
     # -- time ----------------------------------------------------------------------------
     def time_steps(self) -> tuple[int, float]:
         return self.settings.steps(self.t0, self.t_end)
-
-
-def _is_ufl(value: Any) -> bool:
-    return isinstance(value, ufl.core.expr.Expr)
 
 
 def add(*forms: Any) -> Any:

@@ -22,7 +22,7 @@ Residual = Callable[[Any, Any, Any], Any]  # (u, v, t) -> form
 
 def initial(p: Problem, space: Any, name: str = "u") -> fem.Function:
     u = fem.Function(space)
-    u.interpolate(p.expression(p.ufl(p.spec["ic"][name]), space))
+    u.interpolate(p.values(p.spec["ic"][name]))
     return u
 
 

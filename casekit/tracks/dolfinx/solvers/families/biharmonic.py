@@ -20,7 +20,7 @@ def biharmonic(p: Problem) -> Result:
     u, v = ufl.TrialFunction(V), ufl.TestFunction(V)
     a = ufl.inner(ufl.grad(u), ufl.grad(v)) * p.dx
     stats = Stats()
-    minus_lap = [p.dirichlet(V, -p.ufl(e["laplacian"]), e["tag"]) for e in p.entries("dirichlet")]
+    minus_lap = [p.dirichlet(V, -p.sym(e["laplacian"]), e["tag"]) for e in p.entries("dirichlet")]
     w = solve_linear(p, a, p.forcing() * v * p.dx, V, minus_lap, stats)
     uh = solve_linear(p, a, w * v * p.dx, V, p.dirichlets(V), stats)
     return Result(uh, stats.info())
