@@ -147,11 +147,12 @@ class LinearSystem:
 
     def __init__(self, problem: Problem, a: Any, space: Any, bcs: list[Dirichlet], stats: Stats,
                  *, pin: np.ndarray | None = None) -> None:
+        self.problem = problem
         self.space = space
         self.bcs = bcs
         self.reduction = Reduction.build(problem, space)
         self.stats = stats
-        A = fpetsc.assemble_matrix(fem.form(a))
+        A = fpetsc.assemble_matrix(problem.form(a))
         A.assemble()
         self.A0 = self.reduction.matrix(A) if self.reduction else A
         self.pin = pin
@@ -171,7 +172,7 @@ class LinearSystem:
 
     def solve(self, L: Any, out: fem.Function) -> None:
         """Solve with right-hand side ``L`` (a UFL form or a compiled ``fem.Form``) into ``out``."""
-        b = fpetsc.assemble_vector(L if isinstance(L, fem.Form) else fem.form(L))
+        b = fpetsc.assemble_vector(L if isinstance(L, fem.Form) else self.problem.form(L))
         b.ghostUpdate(addv=PETSc.InsertMode.ADD, mode=PETSc.ScatterMode.REVERSE)
         br = self.reduction.vector(b) if self.reduction else b
         rows, vals = self._rows()
@@ -209,8 +210,8 @@ class Newton:
         self.problem, self.u, self.bcs, self.stats, self.pin = problem, u, bcs, stats, pin
         self.space = u.function_space
         self.reduction = Reduction.build(problem, self.space)
-        self.J = fem.form(ufl.derivative(F, u, ufl.TrialFunction(self.space)))
-        self.F = fem.form(F)
+        self.J = problem.form(ufl.derivative(F, u, ufl.TrialFunction(self.space)))
+        self.F = problem.form(F)
         self.du = fem.Function(self.space)
         stats.dofs = space_size(self.space)
 

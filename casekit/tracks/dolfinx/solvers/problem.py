@@ -22,6 +22,7 @@ from dolfinx import fem
 from dolfinx.io import gmsh as dgmsh
 from dolfinx.mesh import compute_incident_entities
 from mpi4py import MPI
+from ufl.algorithms import estimate_total_polynomial_degree, expand_derivatives
 
 from casekit.domains import resolve
 from casekit.domains.meshing import MeshOptions, gmsh_model
@@ -74,6 +75,26 @@ class Problem:
         self.transient = time is not None
         self.variables = ["x", "y", "z"][: self.dim] + (["t"] if self.transient else [])
         self.t.value = self.t0
+
+    # -- forms ---------------------------------------------------------------------------
+    def form(self, form: Any) -> fem.Form:
+        """``form`` compiled, each integral's quadrature degree capped at 2 degree + 2.
+
+        UFL counts a smooth function of the coordinates (sin, exp) as a polynomial two degrees
+        above its argument, so the manufactured data of a 3-D P2 case (a product of three sines
+        times the test function) asked for a rule of degree 13: hundreds of points per cell where
+        a degree-6 rule makes a quadrature error orders of magnitude below the discretization
+        error (the cap is at least the degree of every bilinear form of these solvers with
+        constant coefficients on affine cells, which stay exact)."""
+        cap = 2 * self.settings.degree + 2
+        geometry = self.mesh.ufl_domain().ufl_coordinate_element().embedded_superdegree
+        integrals = []
+        for itg in expand_derivatives(form).integrals():
+            if "quadrature_degree" not in itg.metadata():
+                q = estimate_total_polynomial_degree(itg.integrand(), default_degree=geometry)
+                itg = itg.reconstruct(metadata={**itg.metadata(), "quadrature_degree": min(q, cap)})
+            integrals.append(itg)
+        return fem.form(ufl.Form(integrals))
 
     # -- expressions ---------------------------------------------------------------------
     def sym(self, value: Any, params: tuple[str, ...] = ()) -> Any:

@@ -60,7 +60,7 @@ def integrate(p: Problem, space: Any, residual: Residual, stats: Stats, *, linea
         if linear:
             if kind not in solvers or time_dependent_operator:
                 a, L = ufl.system(form(kind, ufl.TrialFunction(space)))
-                solvers[kind] = (LinearSystem(p, a, space, bcs, stats), fem.form(L))
+                solvers[kind] = (LinearSystem(p, a, space, bcs, stats), p.form(L))
             system, L = solvers[kind]
             system.solve(L, u_new)
         else:

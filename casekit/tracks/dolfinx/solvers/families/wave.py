@@ -36,7 +36,7 @@ def wave(p: Problem) -> Result:
         return add(p.forcing(t=t) * v * p.dx, data)
 
     a = u * v * p.dx + k2 * stiffness(u)
-    L = fem.form(u0 * v * p.dx + dt * v0 * v * p.dx - k2 * stiffness(u0) + k2 * (load(p.t) + load(t_old)))
+    L = p.form(u0 * v * p.dx + dt * v0 * v * p.dx - k2 * stiffness(u0) + k2 * (load(p.t) + load(t_old)))
     bcs = p.dirichlets(V)
     stats = Stats()
     system = LinearSystem(p, a, V, bcs, stats)
