@@ -1,10 +1,17 @@
-"""Linear algebra of the DOLFINx solvers: periodic reduction, Dirichlet rows, direct solves, Newton.
+"""Linear algebra of the DOLFINx solvers: periodic reduction, Dirichlet rows, linear solves, Newton.
 
 Periodicity is enforced, not approximated: a restriction operator ``P`` (full dofs x reduced
 dofs) copies every dof on a periodic target side from its partner on the source side, and the
 system solved is ``P^T A P u_r = P^T b``, ``u = P u_r``.  Dirichlet conditions are applied to the
-(reduced) system by symmetric elimination, with the eliminated matrix factorised once and
-reused for every right-hand side of a time loop.
+(reduced) system by symmetric elimination, and the solver is set up once and reused for every
+right-hand side of a time loop.
+
+Systems are solved directly (MUMPS LU) unless the family declares its operator symmetric
+positive definite (diffusion, elasticity, mass plus stiffness) and the system is large -- above
+:data:`DIRECT_LIMIT` unknowns, or on a 3-D mesh when it is solved once (a factorisation reused
+over a time loop pays for itself) -- where conjugate gradients with PETSc's algebraic multigrid
+(GAMG) to the relative residual ``rtol`` of the settings avoid a factorisation's fill-in;
+``linear_solver: iterative`` asks for it at every size.
 """
 
 from __future__ import annotations
@@ -130,23 +137,47 @@ def space_size(space: Any) -> int:
     return space.dofmap.index_map.size_local * space.dofmap.index_map_bs
 
 
-def _ksp(A: PETSc.Mat, stats: Stats, prefix: str) -> PETSc.KSP:
+#: symmetric positive definite systems of more unknowns than this (any size on a 3-D mesh) are
+#: solved by CG + GAMG instead of LU
+DIRECT_LIMIT = 60_000
+
+
+def _ksp(A: PETSc.Mat, stats: Stats, prefix: str, iterative: bool = False, rtol: float = 1e-10) -> PETSc.KSP:
+    """A direct (MUMPS LU) solver of ``A``, or with ``iterative`` (``A`` symmetric positive
+    definite) conjugate gradients preconditioned by algebraic multigrid."""
     ksp = PETSc.KSP().create(A.getComm())
     ksp.setOptionsPrefix(prefix)
     ksp.setOperators(A)
-    ksp.setType("preonly")
     pc = ksp.getPC()
-    pc.setType("lu")
-    pc.setFactorSolverType("mumps")
+    if iterative:
+        ksp.setType("cg")
+        ksp.setTolerances(rtol=rtol, atol=1e-300, max_it=1000)
+        ksp.setErrorIfNotConverged(True)
+        pc.setType("gamg")
+    else:
+        ksp.setType("preonly")
+        pc.setType("lu")
+        pc.setFactorSolverType("mumps")
+    stats.ksp_type, stats.pc_type = ksp.getType(), pc.getType()
     ksp.setFromOptions()
     return ksp
+
+
+def iterative(problem: Problem, size: int, spd: bool, once: bool) -> bool:
+    """Whether a system of ``size`` unknowns (solved ``once``, or for many right-hand sides) is
+    solved by CG + AMG (see the module's notes)."""
+    s = problem.settings
+    return spd and (s.linear_solver == "iterative" or size > DIRECT_LIMIT or (once and problem.dim == 3))
 
 
 class LinearSystem:
     """A x = b with fixed matrix and Dirichlet rows; factorised once, solved for many b."""
 
     def __init__(self, problem: Problem, a: Any, space: Any, bcs: list[Dirichlet], stats: Stats,
-                 *, pin: np.ndarray | None = None) -> None:
+                 *, pin: np.ndarray | None = None, spd: bool = False, once: bool = False) -> None:
+        """``spd``: the family's promise that ``a`` is symmetric positive definite once the
+        Dirichlet rows are eliminated (it may then be solved iteratively); ``once``: a single
+        right-hand side will be solved."""
         self.problem = problem
         self.space = space
         self.bcs = bcs
@@ -159,7 +190,9 @@ class LinearSystem:
         rows, _ = self._rows()
         self.Az = self.A0.copy()
         self.Az.zeroRowsColumns(rows, 1.0)
-        self.ksp = _ksp(self.Az, stats, f"ck{id(self)}_")
+        size = self.Az.getSize()[0]
+        self.ksp = _ksp(self.Az, stats, f"ck{id(self)}_", iterative(problem, size, spd, once),
+                        problem.settings.rtol)
         stats.dofs = A.getSize()[0]
 
     def _rows(self) -> tuple[np.ndarray, np.ndarray]:
@@ -196,9 +229,9 @@ class LinearSystem:
 
 
 def solve_linear(problem: Problem, a: Any, L: Any, space: Any, bcs: list[Dirichlet], stats: Stats,
-                 pin: np.ndarray | None = None) -> fem.Function:
+                 pin: np.ndarray | None = None, spd: bool = False) -> fem.Function:
     u = fem.Function(space)
-    LinearSystem(problem, a, space, bcs, stats, pin=pin).solve(L, u)
+    LinearSystem(problem, a, space, bcs, stats, pin=pin, spd=spd, once=True).solve(L, u)
     return u
 
 

@@ -186,6 +186,11 @@ class Problem:
             return None, None
         return add(*a), add(*L)
 
+    def robin_nonnegative(self) -> bool:
+        """Whether every Robin coefficient is >= 0 (a Robin term then keeps a diffusion operator
+        symmetric positive definite)."""
+        return all(float(e["alpha"]) >= 0 for e in self.entries("robin"))
+
     def boundary_load(self, u: Any, v: Any, t: Any = None) -> tuple[Any, Any]:
         """(Robin bilinear part, Neumann + Robin data part), either None when absent."""
         ra, rL = self.robin_terms(u, v, t)

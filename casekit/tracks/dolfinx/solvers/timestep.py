@@ -27,8 +27,9 @@ def initial(p: Problem, space: Any, name: str = "u") -> fem.Function:
 
 
 def integrate(p: Problem, space: Any, residual: Residual, stats: Stats, *, linear: bool,
-              time_dependent_operator: bool = False) -> fem.Function:
-    """March from the initial data at t0 to t_end; returns u(t_end)."""
+              time_dependent_operator: bool = False, spd: bool = False) -> fem.Function:
+    """March from the initial data at t0 to t_end; returns u(t_end).  ``spd``: the spatial
+    operator is symmetric positive semi-definite (so is every step's matrix, mass included)."""
     n, dt = p.time_steps()
     scheme = p.settings.scheme
     p.t.value = p.t0
@@ -60,7 +61,7 @@ def integrate(p: Problem, space: Any, residual: Residual, stats: Stats, *, linea
         if linear:
             if kind not in solvers or time_dependent_operator:
                 a, L = ufl.system(form(kind, ufl.TrialFunction(space)))
-                solvers[kind] = (LinearSystem(p, a, space, bcs, stats), p.form(L))
+                solvers[kind] = (LinearSystem(p, a, space, bcs, stats, spd=spd), p.form(L))
             system, L = solvers[kind]
             system.solve(L, u_new)
         else:

@@ -21,6 +21,6 @@ def biharmonic(p: Problem) -> Result:
     a = ufl.inner(ufl.grad(u), ufl.grad(v)) * p.dx
     stats = Stats()
     minus_lap = [p.dirichlet(V, -p.sym(e["laplacian"]), e["tag"]) for e in p.entries("dirichlet")]
-    w = solve_linear(p, a, p.forcing() * v * p.dx, V, minus_lap, stats)
-    uh = solve_linear(p, a, w * v * p.dx, V, p.dirichlets(V), stats)
+    w = solve_linear(p, a, p.forcing() * v * p.dx, V, minus_lap, stats, spd=True)
+    uh = solve_linear(p, a, w * v * p.dx, V, p.dirichlets(V), stats, spd=True)
     return Result(uh, stats.info())
