@@ -248,14 +248,15 @@ class Newton:
         self.du = fem.Function(self.space)
         stats.dofs = space_size(self.space)
 
-    def solve(self) -> int:
-        """Newton iterations from the current u (its Dirichlet values are imposed first)."""
+    def solve(self, max_iterations: int | None = None) -> int:
+        """Newton iterations from the current u (its Dirichlet values are imposed first), at
+        most ``max_iterations`` (default: the settings')."""
         s, u, red = self.problem.settings, self.u, self.reduction
         for d in self.bcs:
             d.bc.set(u.x.array)
         u.x.scatter_forward()
         r0 = norm = None
-        for it in range(1, s.max_newton_iterations + 1):
+        for it in range(1, (max_iterations or s.max_newton_iterations) + 1):
             b = fpetsc.assemble_vector(self.F)
             b.ghostUpdate(addv=PETSc.InsertMode.ADD, mode=PETSc.ScatterMode.REVERSE)
             if red:
@@ -289,7 +290,7 @@ class Newton:
             u.x.scatter_forward()
             ksp.destroy()
             A.destroy()
-        raise RuntimeError(f"Newton did not converge in {s.max_newton_iterations} iterations "
+        raise RuntimeError(f"Newton did not converge in {max_iterations or s.max_newton_iterations} iterations "
                            f"(residual {norm:.3e}, initial {r0:.3e})")
 
 
