@@ -183,7 +183,7 @@ class LinearSystem:
         self.bcs = bcs
         self.reduction = Reduction.build(problem, space)
         self.stats = stats
-        A = fpetsc.assemble_matrix(problem.form(a))
+        A = fpetsc.assemble_matrix(a if isinstance(a, fem.Form) else problem.form(a))
         A.assemble()
         self.A0 = self.reduction.matrix(A) if self.reduction else A
         self.pin = pin
@@ -231,7 +231,8 @@ class LinearSystem:
 def solve_linear(problem: Problem, a: Any, L: Any, space: Any, bcs: list[Dirichlet], stats: Stats,
                  pin: np.ndarray | None = None, spd: bool = False) -> fem.Function:
     u = fem.Function(space)
-    LinearSystem(problem, a, space, bcs, stats, pin=pin, spd=spd, once=True).solve(L, u)
+    a_form, L_form = problem.forms(a, L)
+    LinearSystem(problem, a_form, space, bcs, stats, pin=pin, spd=spd, once=True).solve(L_form, u)
     return u
 
 
@@ -243,8 +244,7 @@ class Newton:
         self.problem, self.u, self.bcs, self.stats, self.pin = problem, u, bcs, stats, pin
         self.space = u.function_space
         self.reduction = Reduction.build(problem, self.space)
-        self.J = problem.form(ufl.derivative(F, u, ufl.TrialFunction(self.space)))
-        self.F = problem.form(F)
+        self.J, self.F = problem.forms(ufl.derivative(F, u, ufl.TrialFunction(self.space)), F)
         self.du = fem.Function(self.space)
         stats.dofs = space_size(self.space)
 

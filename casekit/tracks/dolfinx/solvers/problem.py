@@ -15,13 +15,18 @@ from dataclasses import dataclass
 from typing import Any
 
 import dolfinx_solver  # noqa: F401  (must come before dolfinx: it orders MPI first)
+import ffcx
 import numpy as np
 import sympy as sp
 import ufl
-from dolfinx import fem
+from dolfinx import fem, jit
+from dolfinx.fem import IntegralType
+from dolfinx.fem.forms import CompiledForm, create_form, get_integration_domains
 from dolfinx.io import gmsh as dgmsh
 from dolfinx.mesh import compute_incident_entities
+from ffcx.codegeneration.jit import compile_forms
 from mpi4py import MPI
+from petsc4py import PETSc
 from ufl.algorithms import estimate_total_polynomial_degree, expand_derivatives
 
 from casekit.domains import resolve
@@ -78,23 +83,31 @@ class Problem:
 
     # -- forms ---------------------------------------------------------------------------
     def form(self, form: Any) -> fem.Form:
-        """``form`` compiled, each integral's quadrature degree capped at 2 degree + 2.
+        return self.forms(form)[0]
 
-        UFL counts a smooth function of the coordinates (sin, exp) as a polynomial two degrees
-        above its argument, so the manufactured data of a 3-D P2 case (a product of three sines
-        times the test function) asked for a rule of degree 13: hundreds of points per cell where
-        a degree-6 rule makes a quadrature error orders of magnitude below the discretization
-        error (the cap is at least the degree of every bilinear form of these solvers with
-        constant coefficients on affine cells, which stay exact)."""
+    def forms(self, *forms: Any) -> list[fem.Form]:
+        """The UFL forms compiled together, into one C module: every compilation in a fresh run
+        costs a compiler run and setuptools' start-up (about 0.5 s), whatever its size.
+
+        Each integral's quadrature degree is capped at 2 degree + 2.  UFL counts a smooth
+        function of the coordinates (sin, exp) as a polynomial two degrees above its argument, so
+        the manufactured data of a 3-D P2 case (a product of three sines times the test function)
+        asked for a rule of degree 13: hundreds of points per cell where a degree-6 rule makes a
+        quadrature error orders of magnitude below the discretization error (the cap is at least
+        the degree of every bilinear form of these solvers with constant coefficients on affine
+        cells, which stay exact)."""
         cap = 2 * self.settings.degree + 2
         geometry = self.mesh.ufl_domain().ufl_coordinate_element().embedded_superdegree
-        integrals = []
-        for itg in expand_derivatives(form).integrals():
-            if "quadrature_degree" not in itg.metadata():
-                q = estimate_total_polynomial_degree(itg.integrand(), default_degree=geometry)
-                itg = itg.reconstruct(metadata={**itg.metadata(), "quadrature_degree": min(q, cap)})
-            integrals.append(itg)
-        return fem.form(ufl.Form(integrals))
+        capped = []
+        for form in forms:
+            integrals = []
+            for itg in expand_derivatives(form).integrals():
+                if "quadrature_degree" not in itg.metadata():
+                    q = estimate_total_polynomial_degree(itg.integrand(), default_degree=geometry)
+                    itg = itg.reconstruct(metadata={**itg.metadata(), "quadrature_degree": min(q, cap)})
+                integrals.append(itg)
+            capped.append(ufl.Form(integrals))
+        return compile_together(self.mesh, capped)
 
     # -- expressions ---------------------------------------------------------------------
     def sym(self, value: Any, params: tuple[str, ...] = ()) -> Any:
@@ -203,6 +216,30 @@ class Problem:
     # -- time ----------------------------------------------------------------------------
     def time_steps(self) -> tuple[int, float]:
         return self.settings.steps(self.t0, self.t_end)
+
+
+def compile_together(mesh: Any, forms: list[ufl.Form]) -> list[fem.Form]:
+    """``forms`` (on ``mesh``) compiled by FFCx into one module and bound to their spaces,
+    coefficients, constants and tagged integration domains, as ``dolfinx.fem.form`` does one by
+    one."""
+    dtype = PETSc.ScalarType
+    ufcx_forms, module, code = compile_forms(forms, options=ffcx.get_options({"scalar_type": dtype}),
+                                             **jit.get_options())
+    out = []
+    for form, ufcx in zip(forms, ufcx_forms, strict=True):
+        data: dict[str, Any] = next(iter(form.subdomain_data().values()), {})
+        offsets = [ufcx.form_integral_offsets[i] for i in range(len(IntegralType) + 1)]
+        subdomains = {}
+        for i in range(len(offsets) - 1):  # offsets are ordered as DOLFINx's integral types
+            ids = [ufcx.form_integral_ids[j] for j in range(offsets[i], offsets[i + 1])]
+            if ids:
+                kind = IntegralType(i)
+                tags = [d for d in data.get(kind.name, []) if d is not None]
+                subdomains[kind] = get_integration_domains(kind, tags[0] if tags else None, ids)
+        compiled = CompiledForm(form, ufcx, module, code, dtype)
+        out.append(create_form(compiled, [a.ufl_function_space() for a in form.arguments()], mesh, subdomains,
+                               {c: c for c in form.coefficients()}, {c: c for c in form.constants()}))
+    return out
 
 
 def add(*forms: Any) -> Any:

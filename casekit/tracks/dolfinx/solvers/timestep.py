@@ -61,7 +61,8 @@ def integrate(p: Problem, space: Any, residual: Residual, stats: Stats, *, linea
         if linear:
             if kind not in solvers or time_dependent_operator:
                 a, L = ufl.system(form(kind, ufl.TrialFunction(space)))
-                solvers[kind] = (LinearSystem(p, a, space, bcs, stats, spd=spd), p.form(L))
+                a_form, L_form = p.forms(a, L)
+                solvers[kind] = (LinearSystem(p, a_form, space, bcs, stats, spd=spd), L_form)
             system, L = solvers[kind]
             system.solve(L, u_new)
         else:

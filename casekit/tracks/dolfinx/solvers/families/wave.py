@@ -36,7 +36,7 @@ def wave(p: Problem) -> Result:
         return add(p.forcing(t=t) * v * p.dx, data)
 
     a = u * v * p.dx + k2 * stiffness(u)
-    L = p.form(u0 * v * p.dx + dt * v0 * v * p.dx - k2 * stiffness(u0) + k2 * (load(p.t) + load(t_old)))
+    a, L = p.forms(a, u0 * v * p.dx + dt * v0 * v * p.dx - k2 * stiffness(u0) + k2 * (load(p.t) + load(t_old)))
     bcs = p.dirichlets(V)
     stats = Stats()
     system = LinearSystem(p, a, V, bcs, stats, spd=p.robin_nonnegative())
