@@ -42,7 +42,6 @@ def _region(s: Script, region: Region, cell: str, refine: bool) -> tuple[dict[st
         return points[key]
 
     curves_by_tag: dict[str, list[Ref]] = {}
-    sides: list[tuple[float, list[Ref]]] = []  # (length, curves) of the outer loop's pieces
     loops = []
     for loop in region.loops:
         curves = []
@@ -50,19 +49,10 @@ def _region(s: Script, region: Region, cell: str, refine: bool) -> tuple[dict[st
             parts = piece.segment.gmsh(s, point, refine)
             curves.extend(parts)
             curves_by_tag.setdefault(piece.tag, []).extend(parts)
-            if loop is region.outer:
-                sides.append((piece.segment.length(), parts))
         loops.append(s.geo("addCurveLoop", curves))
     surface = s.geo("addPlaneSurface", loops)
     if cell == "quad":
         _quads(s, region, surface, curves_by_tag)
-    elif structured(region, cell):
-        # a grid of triangles, each side's node count that of the longer of it and its opposite
-        for i, (length, parts) in enumerate(sides):
-            nodes = at_least(1, rounded(max(length, sides[(i + 2) % 4][0]) / H)) + 1
-            for c in parts:
-                s.model("model.mesh.setTransfiniteCurve", c, nodes, "Progression", 1.0)
-        s.model("model.mesh.setTransfiniteSurface", surface, "Left", [])
     s.model("model.addPhysicalGroup", 2, [surface], name=DOMAIN_GROUP)
     for tag in region.tags():
         s.model("model.addPhysicalGroup", 1, curves_by_tag[tag], name=tag)
@@ -86,14 +76,12 @@ def _quads(s: Script, region: Region, surface: Ref, curves_by_tag: dict[str, lis
 
 
 def structured(geometry: Geometry, cell: str) -> bool:
-    """Whether :func:`script` makes a structured grid (of quads: no recombination of triangles
-    needed): boxes of hexahedra, and four-sided outlines of straight segments without holes, of
-    quads or of triangles splitting them (gmsh's transfinite volumes do not split into
-    tetrahedra that conform to triangulated faces: boxes of tetrahedra stay unstructured)."""
+    """Whether :func:`script` makes a structured grid (no recombination of triangles needed)."""
+    if cell != "quad":
+        return False
     if isinstance(geometry, Box):
-        return cell == "quad"
-    return (len(geometry.outer.pieces) == 4 and not geometry.holes and not geometry.curved()
-            and (cell == "quad" or not geometry.refine_points))
+        return True
+    return len(geometry.outer.pieces) == 4 and not geometry.holes and not geometry.curved()
 
 
 def _box(s: Script, box: Box, cell: str) -> tuple[dict[str, list[Ref]], list[Ref]]:
