@@ -23,8 +23,9 @@ order:
   with an empty JIT cache (the state every casekit run starts from), timed by the anchor itself.
 
 With ``--match-dofs``, casekit's mesh is first refined or coarsened (untimed runs) until its
-degrees of freedom are closest to the anchor's: the imported mesh size is the anchor's h, but an
-unstructured tetrahedral mesh at h has about 15 % fewer dofs than the anchor's structured cube.
+degrees of freedom are closest to the anchor's: the imported mesh size is the anchor's h, but
+gmsh's unstructured meshes at h have about 16 % more triangles than the anchor's structured unit
+square and 15 % fewer tetrahedra than its structured cube.
 
 Both solutions are sampled with casekit's sampler on the record's evaluation grid and scored by
 casekit against the manufactured solution (relative L2 over the points inside the exact domain),
@@ -247,9 +248,9 @@ def run_anchor(case: Case, anchor: Path, work: Path, cache: Path | None) -> None
 
 
 def match_dofs(case: Case, anchor: Path, root: Path) -> None:
-    """Refine or coarsen casekit's mesh (``cells_across``) until its degrees of freedom are
-    closest to the anchor's: the importer's mesh size gives the same h, but an unstructured
-    tetrahedral mesh at h has fewer cells than the anchor's six tetrahedra per cube (untimed)."""
+    """Refine or coarsen casekit's mesh (``cells_across``, untimed runs) until its degrees of
+    freedom are closest to the anchor's (the importer's mesh size gives the same h, but not the
+    same number of cells as the anchor's structured squares and cubes)."""
     run_anchor(case, anchor, root / f"match-an-{case.id}", None)
     target, tried = case.anchor[-1][2], {}
     n = case.settings["cells_across"]
