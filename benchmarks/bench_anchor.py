@@ -12,7 +12,7 @@ in casekit does):
 For every record id (default: the eight below) it imports the record with casekit's importer
 (``casekit import pdeagent-bench --repair``: same PDE, domain, manufactured solution, grid and
 mesh resolution -- the anchor's ``mesh.resolution`` N becomes N times the diameter cells across,
-so the two meshes have the same size), then, in each of ``--repeats`` rounds, in alternating
+so the two meshes have the same h), then, in each of ``--repeats`` rounds, in alternating
 order:
 
 * **casekit**: the case's calibration solver timed as the build times ``t_base`` (casekit's
