@@ -135,3 +135,24 @@ def test_repair_keeps_what_records_mean_and_commits_only_clean_cases(shared_data
     assert "starts from u = 0" in texts["heat_3d_source_only"]
     assert "widened" in texts["biharmonic_annulus_offset"]
     assert "initial data" in texts["heat_p2"] and "div" in texts["stokes_3d_multifreq"]
+
+
+def test_stars_keep_the_anchors_orientation(shared_data: Path) -> None:
+    """The anchor's oracle meshes a star with its first tip at -90 degrees (the records do not
+    say): the imported star is the same polygon, so its solutions can be compared."""
+    import math
+
+    import numpy as np
+
+    from casekit.domains import resolve
+
+    rec = records(shared_data)["poisson_star_5pt_sinsin"]
+    params = convert(rec).source["domain"]["params"]
+    gp = rec["oracle_config"]["domain"]["geometry_params"]
+    n, r_in, r_out = gp["points"], gp["inner_r"], gp["outer_r"]
+    anchor = [((r_out if i % 2 == 0 else r_in) * math.cos(i * math.pi / n - math.pi / 2),
+               (r_out if i % 2 == 0 else r_in) * math.sin(i * math.pi / n - math.pi / 2)) for i in range(2 * n)]
+    domain = resolve("star", params)
+    inside = np.array([[0.9 * x, 0.9 * y] for x, y in anchor])  # just inside every vertex
+    assert domain.inside(inside).all()
+    assert not domain.inside(np.array([[0.0, 0.95 * r_out]])).any()  # no tip straight up

