@@ -57,15 +57,41 @@ class Problem:
         self.n = ng.specialcf.normal(self.dim)
         self.h = ng.specialcf.mesh_size
         self.variables = ("x", "y", "z")[: self.dim] + (("t",) if self.transient else ())
+        #: built coefficient functions by (value, time parameter): turning an expression into a
+        #: CoefficientFunction (parse, exact, lambdify) costs far more than a solve step, and one
+        #: built on a time Parameter follows it, so a time loop builds each once
+        self._cfs: dict[tuple[str, int], tuple[Any, Any]] = {}
+        #: per (space, Dirichlet data, time parameter): piecewise boundary CF, work GridFunction, fixed dofs
+        self._dirichlet: dict[tuple[int, str, int], tuple[Any, Any, Any, np.ndarray]] = {}
+        #: per residual form of a linear problem whose operator does not change: (form, inverse)
+        self._inverses: dict[int, tuple[Any, Any]] = {}
 
     # -- coefficients ------------------------------------------------------------------------
     def cf(self, value: Any, symbols: dict[str, Any] | None = None, t: Any = None) -> Any:
         """A case_spec value (number, expression, or component list) as a CoefficientFunction."""
+        t = self.t if t is None else t
+        if symbols:  # built on trial functions or states: not shared
+            return self._build_cf(value, symbols, t)
+        key = (repr(value), id(t))
+        if key not in self._cfs:
+            self._cfs[key] = (self._build_cf(value, None, t), t)  # t kept alive: its id stays unique
+        return self._cfs[key][0]
+
+    def _build_cf(self, value: Any, symbols: dict[str, Any] | None, t: Any) -> Any:
         params = tuple(symbols or ())
         parts = value if isinstance(value, list) else [value]
-        cfs = [to_cf(exact(as_expr(v, variables=self.variables, params=params)), self.t if t is None else t, symbols)
-               for v in parts]
+        cfs = [to_cf(exact(as_expr(v, variables=self.variables, params=params)), t, symbols) for v in parts]
         return ng.CoefficientFunction(tuple(cfs)) if isinstance(value, list) else cfs[0]
+
+    def depends_on_time(self, *values: Any) -> bool:
+        """Whether any of the case_spec values (numbers, expressions, component lists) varies in time."""
+        from casekit.expr import T
+
+        for value in values:
+            for v in value if isinstance(value, list) else [value]:
+                if T in getattr(exact(as_expr(v, variables=self.variables, params=("u",))), "free_symbols", set()):
+                    return True
+        return False
 
     def param(self, name: str, symbols: dict[str, Any] | None = None, t: Any = None) -> Any:
         return self.cf(self.spec["pde"]["params"][name], symbols, t)
@@ -101,12 +127,16 @@ class Problem:
         if not entries:
             return
         data = values or {e["tag"]: e[key] for e in entries}
-        width = int(gfu.dim)
-        zero = ng.CF(tuple([0.0] * width)) if width > 1 else ng.CF(0.0)
-        piecewise = self.mesh.BoundaryCF({tag: self.cf(v, t=t) for tag, v in data.items()}, default=zero)
-        tmp = ng.GridFunction(gfu.space)
+        t = self.t if t is None else t
+        cache_key = (id(gfu.space), repr(data), id(t))
+        if cache_key not in self._dirichlet:  # built once; the boundary CF follows the time parameter
+            width = int(gfu.dim)
+            zero = ng.CF(tuple([0.0] * width)) if width > 1 else ng.CF(0.0)
+            piecewise = self.mesh.BoundaryCF({tag: self.cf(v, t=t) for tag, v in data.items()}, default=zero)
+            fixed = ~np.array(list(gfu.space.FreeDofs()), dtype=bool)
+            self._dirichlet[cache_key] = (piecewise, ng.GridFunction(gfu.space), (gfu.space, t), fixed)
+        piecewise, tmp, _, fixed = self._dirichlet[cache_key]
         tmp.Set(piecewise, ng.BND, definedon=self.mesh.Boundaries("|".join(data)))
-        fixed = ~np.array(list(gfu.space.FreeDofs()), dtype=bool)
         target = gfu.vec.FV().NumPy()
         target[fixed] = tmp.vec.FV().NumPy()[fixed]
 
@@ -127,6 +157,19 @@ class Problem:
             if linear or ng.Norm(w) <= self.settings.newton_rtol * max(ng.Norm(gfu.vec), 1e-300):
                 return it
         raise RuntimeError(f"Newton did not converge in {self.settings.max_newton_iterations} iterations")
+
+    def linear_step(self, a: Any, gfu: Any) -> int:
+        """The one Newton step of a *linear* residual form ``a`` whose operator does not change
+        between calls (time-independent coefficients): the operator is assembled and factorised
+        (UMFPACK) on the first call and reused; each call evaluates the residual only."""
+        if id(a) not in self._inverses:
+            a.AssembleLinearization(gfu.vec)
+            self._inverses[id(a)] = (a, a.mat.Inverse(gfu.space.FreeDofs(), inverse="umfpack"))
+        inverse = self._inverses[id(a)][1]
+        r = gfu.vec.CreateVector()
+        a.Apply(gfu.vec, r)
+        gfu.vec.data -= inverse * r
+        return 1
 
     def time_steps(self) -> tuple[int, float]:
         return self.settings.steps(self.t0, self.t_end)
