@@ -86,6 +86,8 @@ def scalar(p: Problem) -> tuple[Any, dict[str, Any]]:
         "crank_nicolson": (u - u_n) / dt * v * ng.dx + 0.5 * S(u, p.t) + 0.5 * S(u_n, t_old),
         "bdf2": (1.5 * u - 2.0 * u_n + 0.5 * u_nm1) / dt * v * ng.dx + S(u, p.t),
     }
+    # a linear problem with time-independent coefficients keeps one factorisation per scheme
+    fixed_operator = linear and not _time_dependent_operator(p)
     forms: dict[str, Any] = {}
     for step in range(1, n + 1):
         t_old.Set(p.t0 + (step - 1) * dt)
@@ -93,14 +95,26 @@ def scalar(p: Problem) -> tuple[Any, dict[str, Any]]:
         kind = "crank_nicolson" if p.settings.scheme == "bdf2" and step == 1 else p.settings.scheme
         if kind not in forms:
             forms[kind] = ng.BilinearForm(fes)
-            forms[kind] += schemes[kind]
+            forms[kind] += schemes[kind].Compile()
         gfu.vec.data = u_n.vec
         p.set_dirichlet(gfu)
-        info["newton_iterations"] += p.newton(forms[kind], gfu, linear)
+        if fixed_operator:
+            info["newton_iterations"] += p.linear_step(forms[kind], gfu)
+        else:
+            info["newton_iterations"] += p.newton(forms[kind], gfu, linear)
         u_nm1.vec.data = u_n.vec
         u_n.vec.data = gfu.vec
     info["time_steps"] = n
     return gfu, info
+
+
+def _time_dependent_operator(p: Problem) -> bool:
+    """Whether a coefficient of the operator (diffusion, convection, wavenumber) varies in time."""
+    form = form_of(p.spec["pde"]["type"])
+    assert isinstance(form, Scalar)
+    params = p.spec["pde"].get("params", {})
+    names = (form.diffusion, form.convection, form.wavenumber)
+    return p.depends_on_time(*(params[name] for name in names if name and name in params))
 
 
 def _at(p: Problem, cf: Any, t: Any) -> Any:
