@@ -111,14 +111,23 @@ class Problem:
 
     def natural(self, u: Any, v: Any, t: Any = None) -> Any:
         """Robin alpha u v minus Neumann/Robin data g v on their parts (None when there are none)."""
-        form = None
-        for e in self.entries("neumann"):
-            term = -ng.InnerProduct(self.cf(e["value"], t=t), v) * self.ds(e["tag"])
-            form = term if form is None else form + term
+        on_u, data = self.natural_parts(u, v, t)
+        if on_u is None or data is None:
+            return data if on_u is None else on_u
+        return on_u + data
+
+    def natural_parts(self, u: Any, v: Any, t: Any = None) -> tuple[Any, Any]:
+        """(Robin alpha u v, minus the Neumann/Robin data g v): the part acting on u and the data
+        part of :meth:`natural`, each None when there is none."""
+        on_u = data = None
         for e in self.entries("robin"):
-            term = (float(e["alpha"]) * u - self.cf(e["value"], t=t)) * v * self.ds(e["tag"])
-            form = term if form is None else form + term
-        return form
+            term = float(e["alpha"]) * u * v * self.ds(e["tag"])
+            on_u = term if on_u is None else on_u + term
+        for kind in ("neumann", "robin"):
+            for e in self.entries(kind):
+                term = -ng.InnerProduct(self.cf(e["value"], t=t), v) * self.ds(e["tag"])
+                data = term if data is None else data + term
+        return on_u, data
 
     def set_dirichlet(self, gfu: Any, key: str = "value", t: Any = None, values: dict[str, Any] | None = None) -> None:
         """Dirichlet data of every part (``values``: tag -> value, default the entries' ``key``)
@@ -144,32 +153,40 @@ class Problem:
         fes = (ng.VectorH1 if vector else ng.H1)(self.mesh, order=order, dirichlet=self.dirichlet_names())
         return ng.Periodic(fes) if self.spec["bc"].get("periodic") else fes
 
-    def newton(self, a: Any, gfu: Any, linear: bool = False) -> int:
-        """Newton on the residual form ``a`` from ``gfu`` (its Dirichlet values set), a direct
-        solve (UMFPACK) per step; a linear problem takes exactly one step."""
+    def newton(self, a: Any, gfu: Any, linear: bool = False, data: Any = None) -> int:
+        """Newton on the residual ``a(u) + data`` (``a`` a form, ``data`` an assembled vector of the
+        terms that do not depend on u) from ``gfu`` (its Dirichlet values set), a direct solve
+        (UMFPACK) per step; a linear problem takes exactly one step."""
         fes = gfu.space
         r, w = gfu.vec.CreateVector(), gfu.vec.CreateVector()
         for it in range(1, self.settings.max_newton_iterations + 1):
             a.AssembleLinearization(gfu.vec)
             a.Apply(gfu.vec, r)
+            if data is not None:
+                r.data += data
             w.data = a.mat.Inverse(fes.FreeDofs(), inverse="umfpack") * r
             gfu.vec.data -= w
             if linear or ng.Norm(w) <= self.settings.newton_rtol * max(ng.Norm(gfu.vec), 1e-300):
                 return it
         raise RuntimeError(f"Newton did not converge in {self.settings.max_newton_iterations} iterations")
 
-    def linear_step(self, a: Any, gfu: Any) -> int:
-        """The one Newton step of a *linear* residual form ``a`` whose operator does not change
-        between calls (time-independent coefficients): the operator is assembled and factorised
-        (UMFPACK) on the first call and reused; each call evaluates the residual only."""
+    def linear_step(self, a: Any, gfu: Any, data: Any = None) -> int:
+        """The one Newton step on the residual ``A u + data`` of a *bilinear* form ``a`` whose
+        operator does not change between calls (time-independent coefficients): A is assembled and
+        factorised (UMFPACK) on the first call and reused; a call costs a product and a solve."""
         if id(a) not in self._inverses:
-            a.AssembleLinearization(gfu.vec)
+            a.AssembleLinearization(gfu.vec)  # what newton() factorises, to the bit
             self._inverses[id(a)] = (a, a.mat.Inverse(gfu.space.FreeDofs(), inverse="umfpack"))
         inverse = self._inverses[id(a)][1]
         r = gfu.vec.CreateVector()
-        a.Apply(gfu.vec, r)
+        r.data = a.mat * gfu.vec
+        if data is not None:
+            r.data += data
         gfu.vec.data -= inverse * r
         return 1
+
+    def step_data(self, form: Any) -> StepData:
+        return StepData(form)
 
     def time_steps(self) -> tuple[int, float]:
         return self.settings.steps(self.t0, self.t_end)
@@ -206,3 +223,23 @@ class Problem:
                     out[missing[ok]] = value - np.einsum("kwd,kd->kw", jac, shift[ok])
                 missing, nearest = missing[~ok], nearest[~ok]
         return out[:, 0] if width == 1 else out
+
+
+class StepData:
+    """The assembled data vector of a linear form at the current time and at the previous step
+    (Crank-Nicolson's t_old): each step assembles it once, at the new time.  Kept apart from
+    the terms on old states: NGSolve integrates a long forcing expression together with
+    gradients of GridFunctions several times slower than the two apart."""
+
+    def __init__(self, form: Any) -> None:
+        self.form = form
+        form.Assemble()
+        self.now, self.before = form.vec.CreateVector(), form.vec.CreateVector()
+        self.now.data = form.vec
+        self.before.data = form.vec
+
+    def advance(self) -> None:
+        """Assemble at the (new) time; the former vector becomes ``before``."""
+        self.before.data = self.now
+        self.form.Assemble()
+        self.now.data = self.form.vec
