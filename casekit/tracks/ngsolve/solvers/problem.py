@@ -57,15 +57,41 @@ class Problem:
         self.n = ng.specialcf.normal(self.dim)
         self.h = ng.specialcf.mesh_size
         self.variables = ("x", "y", "z")[: self.dim] + (("t",) if self.transient else ())
+        #: built coefficient functions by (value, time parameter): turning an expression into a
+        #: CoefficientFunction (parse, exact, lambdify) costs far more than a solve step, and one
+        #: built on a time Parameter follows it, so a time loop builds each once
+        self._cfs: dict[tuple[str, int], tuple[Any, Any]] = {}
+        #: per (space, Dirichlet data, time parameter): piecewise boundary CF, work GridFunction, fixed dofs
+        self._dirichlet: dict[tuple[int, str, int], tuple[Any, Any, Any, np.ndarray]] = {}
+        #: per residual form of a linear problem whose operator does not change: (form, inverse)
+        self._inverses: dict[int, tuple[Any, Any]] = {}
 
     # -- coefficients ------------------------------------------------------------------------
     def cf(self, value: Any, symbols: dict[str, Any] | None = None, t: Any = None) -> Any:
         """A case_spec value (number, expression, or component list) as a CoefficientFunction."""
+        t = self.t if t is None else t
+        if symbols:  # built on trial functions or states: not shared
+            return self._build_cf(value, symbols, t)
+        key = (repr(value), id(t))
+        if key not in self._cfs:
+            self._cfs[key] = (self._build_cf(value, None, t), t)  # t kept alive: its id stays unique
+        return self._cfs[key][0]
+
+    def _build_cf(self, value: Any, symbols: dict[str, Any] | None, t: Any) -> Any:
         params = tuple(symbols or ())
         parts = value if isinstance(value, list) else [value]
-        cfs = [to_cf(exact(as_expr(v, variables=self.variables, params=params)), self.t if t is None else t, symbols)
-               for v in parts]
+        cfs = [to_cf(exact(as_expr(v, variables=self.variables, params=params)), t, symbols) for v in parts]
         return ng.CoefficientFunction(tuple(cfs)) if isinstance(value, list) else cfs[0]
+
+    def depends_on_time(self, *values: Any) -> bool:
+        """Whether any of the case_spec values (numbers, expressions, component lists) varies in time."""
+        from casekit.expr import T
+
+        for value in values:
+            for v in value if isinstance(value, list) else [value]:
+                if T in getattr(exact(as_expr(v, variables=self.variables, params=("u",))), "free_symbols", set()):
+                    return True
+        return False
 
     def param(self, name: str, symbols: dict[str, Any] | None = None, t: Any = None) -> Any:
         return self.cf(self.spec["pde"]["params"][name], symbols, t)
@@ -85,14 +111,23 @@ class Problem:
 
     def natural(self, u: Any, v: Any, t: Any = None) -> Any:
         """Robin alpha u v minus Neumann/Robin data g v on their parts (None when there are none)."""
-        form = None
-        for e in self.entries("neumann"):
-            term = -ng.InnerProduct(self.cf(e["value"], t=t), v) * self.ds(e["tag"])
-            form = term if form is None else form + term
+        on_u, data = self.natural_parts(u, v, t)
+        if on_u is None or data is None:
+            return data if on_u is None else on_u
+        return on_u + data
+
+    def natural_parts(self, u: Any, v: Any, t: Any = None) -> tuple[Any, Any]:
+        """(Robin alpha u v, minus the Neumann/Robin data g v): the part acting on u and the data
+        part of :meth:`natural`, each None when there is none."""
+        on_u = data = None
         for e in self.entries("robin"):
-            term = (float(e["alpha"]) * u - self.cf(e["value"], t=t)) * v * self.ds(e["tag"])
-            form = term if form is None else form + term
-        return form
+            term = float(e["alpha"]) * u * v * self.ds(e["tag"])
+            on_u = term if on_u is None else on_u + term
+        for kind in ("neumann", "robin"):
+            for e in self.entries(kind):
+                term = -ng.InnerProduct(self.cf(e["value"], t=t), v) * self.ds(e["tag"])
+                data = term if data is None else data + term
+        return on_u, data
 
     def set_dirichlet(self, gfu: Any, key: str = "value", t: Any = None, values: dict[str, Any] | None = None) -> None:
         """Dirichlet data of every part (``values``: tag -> value, default the entries' ``key``)
@@ -101,12 +136,16 @@ class Problem:
         if not entries:
             return
         data = values or {e["tag"]: e[key] for e in entries}
-        width = int(gfu.dim)
-        zero = ng.CF(tuple([0.0] * width)) if width > 1 else ng.CF(0.0)
-        piecewise = self.mesh.BoundaryCF({tag: self.cf(v, t=t) for tag, v in data.items()}, default=zero)
-        tmp = ng.GridFunction(gfu.space)
+        t = self.t if t is None else t
+        cache_key = (id(gfu.space), repr(data), id(t))
+        if cache_key not in self._dirichlet:  # built once; the boundary CF follows the time parameter
+            width = int(gfu.dim)
+            zero = ng.CF(tuple([0.0] * width)) if width > 1 else ng.CF(0.0)
+            piecewise = self.mesh.BoundaryCF({tag: self.cf(v, t=t) for tag, v in data.items()}, default=zero)
+            fixed = ~np.array(list(gfu.space.FreeDofs()), dtype=bool)
+            self._dirichlet[cache_key] = (piecewise, ng.GridFunction(gfu.space), (gfu.space, t), fixed)
+        piecewise, tmp, _, fixed = self._dirichlet[cache_key]
         tmp.Set(piecewise, ng.BND, definedon=self.mesh.Boundaries("|".join(data)))
-        fixed = ~np.array(list(gfu.space.FreeDofs()), dtype=bool)
         target = gfu.vec.FV().NumPy()
         target[fixed] = tmp.vec.FV().NumPy()[fixed]
 
@@ -114,19 +153,40 @@ class Problem:
         fes = (ng.VectorH1 if vector else ng.H1)(self.mesh, order=order, dirichlet=self.dirichlet_names())
         return ng.Periodic(fes) if self.spec["bc"].get("periodic") else fes
 
-    def newton(self, a: Any, gfu: Any, linear: bool = False) -> int:
-        """Newton on the residual form ``a`` from ``gfu`` (its Dirichlet values set), a direct
-        solve (UMFPACK) per step; a linear problem takes exactly one step."""
+    def newton(self, a: Any, gfu: Any, linear: bool = False, data: Any = None) -> int:
+        """Newton on the residual ``a(u) + data`` (``a`` a form, ``data`` an assembled vector of the
+        terms that do not depend on u) from ``gfu`` (its Dirichlet values set), a direct solve
+        (UMFPACK) per step; a linear problem takes exactly one step."""
         fes = gfu.space
         r, w = gfu.vec.CreateVector(), gfu.vec.CreateVector()
         for it in range(1, self.settings.max_newton_iterations + 1):
             a.AssembleLinearization(gfu.vec)
             a.Apply(gfu.vec, r)
+            if data is not None:
+                r.data += data
             w.data = a.mat.Inverse(fes.FreeDofs(), inverse="umfpack") * r
             gfu.vec.data -= w
             if linear or ng.Norm(w) <= self.settings.newton_rtol * max(ng.Norm(gfu.vec), 1e-300):
                 return it
         raise RuntimeError(f"Newton did not converge in {self.settings.max_newton_iterations} iterations")
+
+    def linear_step(self, a: Any, gfu: Any, data: Any = None) -> int:
+        """The one Newton step on the residual ``A u + data`` of a *bilinear* form ``a`` whose
+        operator does not change between calls (time-independent coefficients): A is assembled and
+        factorised (UMFPACK) on the first call and reused; a call costs a product and a solve."""
+        if id(a) not in self._inverses:
+            a.AssembleLinearization(gfu.vec)  # what newton() factorises, to the bit
+            self._inverses[id(a)] = (a, a.mat.Inverse(gfu.space.FreeDofs(), inverse="umfpack"))
+        inverse = self._inverses[id(a)][1]
+        r = gfu.vec.CreateVector()
+        r.data = a.mat * gfu.vec
+        if data is not None:
+            r.data += data
+        gfu.vec.data -= inverse * r
+        return 1
+
+    def step_data(self, form: Any) -> StepData:
+        return StepData(form)
 
     def time_steps(self) -> tuple[int, float]:
         return self.settings.steps(self.t0, self.t_end)
@@ -163,3 +223,23 @@ class Problem:
                     out[missing[ok]] = value - np.einsum("kwd,kd->kw", jac, shift[ok])
                 missing, nearest = missing[~ok], nearest[~ok]
         return out[:, 0] if width == 1 else out
+
+
+class StepData:
+    """The assembled data vector of a linear form at the current time and at the previous step
+    (Crank-Nicolson's t_old): each step assembles it once, at the new time.  Kept apart from
+    the terms on old states: NGSolve integrates a long forcing expression together with
+    gradients of GridFunctions several times slower than the two apart."""
+
+    def __init__(self, form: Any) -> None:
+        self.form = form
+        form.Assemble()
+        self.now, self.before = form.vec.CreateVector(), form.vec.CreateVector()
+        self.now.data = form.vec
+        self.before.data = form.vec
+
+    def advance(self) -> None:
+        """Assemble at the (new) time; the former vector becomes ``before``."""
+        self.before.data = self.now
+        self.form.Assemble()
+        self.now.data = self.form.vec

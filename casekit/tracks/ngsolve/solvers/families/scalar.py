@@ -43,9 +43,21 @@ def scalar(p: Problem) -> tuple[Any, dict[str, Any]]:
     u, v = fes.TnT()
     supg = p.settings.stabilization == "supg" and "beta" in co
 
-    def S(w: Any, t: Any) -> Any:
-        kappa = co["kappa"] if t is p.t else _at(p, co["kappa"], t)
-        form = (kappa * ng.grad(w) * ng.grad(v) - p.forcing(t) * v) * ng.dx
+    def tau(kappa: Any) -> Any:
+        b = co["beta"]
+        bn = ng.sqrt(ng.InnerProduct(b, b)) + 1e-14
+        pe = bn * p.h / (2 * kappa)
+        coth = (ng.exp(2 * pe) + 1) / (ng.exp(2 * pe) - 1)
+        xi = ng.IfPos(pe - 20, 1 - 1 / pe, coth - 1 / pe)
+        return p.h / (2 * bn) * xi
+
+    def kappa_at(t: Any) -> Any:
+        return co["kappa"] if t is p.t else _at(p, co["kappa"], t)
+
+    def S_op(w: Any, t: Any) -> Any:
+        """The terms of the spatial residual that act on w."""
+        kappa = kappa_at(t)
+        form = kappa * ng.grad(w) * ng.grad(v) * ng.dx
         if "c" in co:
             form += co["c"] * w * v * ng.dx
         if "beta" in co:
@@ -55,16 +67,18 @@ def scalar(p: Problem) -> tuple[Any, dict[str, Any]]:
         if "burgers" in co:
             form += w * ng.InnerProduct(co["burgers"], ng.grad(w)) * v * ng.dx
         if supg:
-            b = co["beta"]
-            bn = ng.sqrt(ng.InnerProduct(b, b)) + 1e-14
-            pe = bn * p.h / (2 * kappa)
-            coth = (ng.exp(2 * pe) + 1) / (ng.exp(2 * pe) - 1)
-            xi = ng.IfPos(pe - 20, 1 - 1 / pe, coth - 1 / pe)
-            tau = p.h / (2 * bn) * xi
-            strong = -kappa * _laplacian(w, order) + ng.InnerProduct(b, ng.grad(w)) - p.forcing(t)
-            form += tau * ng.InnerProduct(b, ng.grad(v)) * strong * ng.dx
-        natural = p.natural(w, v, t)
-        return form + natural if natural is not None else form
+            strong = -kappa * _laplacian(w, order) + ng.InnerProduct(co["beta"], ng.grad(w))
+            form += tau(kappa) * ng.InnerProduct(co["beta"], ng.grad(v)) * strong * ng.dx
+        robin, _ = p.natural_parts(w, v, t)
+        return form + robin if robin is not None else form
+
+    def S_src(t: Any) -> Any:
+        """The data terms of the spatial residual (forcing, its SUPG part, boundary data)."""
+        form = -p.forcing(t) * v * ng.dx
+        if supg:
+            form += -tau(kappa_at(t)) * ng.InnerProduct(co["beta"], ng.grad(v)) * p.forcing(t) * ng.dx
+        _, data = p.natural_parts(u, v, t)
+        return form + data if data is not None else form
 
     gfu = ng.GridFunction(fes)
     linear = "reaction" not in co and "burgers" not in co
@@ -72,7 +86,7 @@ def scalar(p: Problem) -> tuple[Any, dict[str, Any]]:
     if not p.transient:
         p.set_dirichlet(gfu)
         a = ng.BilinearForm(fes)
-        a += S(u, p.t)
+        a += S_op(u, p.t) + S_src(p.t)
         info["newton_iterations"] = p.newton(a, gfu, linear)
         return gfu, info
     n, dt = p.time_steps()
@@ -81,26 +95,52 @@ def scalar(p: Problem) -> tuple[Any, dict[str, Any]]:
     u_n, u_nm1 = ng.GridFunction(fes), ng.GridFunction(fes)
     u_n.vec.data = gfu.vec
     u_nm1.vec.data = gfu.vec
+    # each scheme's residual is N(u) + d: N acts on the new state (the Newton form; for a linear
+    # problem with time-independent coefficients its matrix is factorised once), d holds what is
+    # known at the step: terms on old states and the data S_src, each assembled once per step
+    # (not per Newton iteration), the data at t_old taken from the step before
     schemes = {
-        "backward_euler": (u - u_n) / dt * v * ng.dx + S(u, p.t),
-        "crank_nicolson": (u - u_n) / dt * v * ng.dx + 0.5 * S(u, p.t) + 0.5 * S(u_n, t_old),
-        "bdf2": (1.5 * u - 2.0 * u_n + 0.5 * u_nm1) / dt * v * ng.dx + S(u, p.t),
+        "backward_euler": (u / dt * v * ng.dx + S_op(u, p.t), -u_n / dt * v * ng.dx, 1.0, 0.0),
+        "crank_nicolson": (u / dt * v * ng.dx + 0.5 * S_op(u, p.t), -u_n / dt * v * ng.dx + 0.5 * S_op(u_n, t_old),
+                           0.5, 0.5),
+        "bdf2": (1.5 * u / dt * v * ng.dx + S_op(u, p.t), (-2.0 * u_n + 0.5 * u_nm1) / dt * v * ng.dx, 1.0, 0.0),
     }
-    forms: dict[str, Any] = {}
+    source = p.step_data(ng.LinearForm(S_src(p.t)))  # at t0
+    d = gfu.vec.CreateVector()
+    fixed_operator = linear and not _time_dependent_operator(p)
+    forms: dict[str, tuple[Any, Any]] = {}
     for step in range(1, n + 1):
         t_old.Set(p.t0 + (step - 1) * dt)
         p.t.Set(p.t0 + step * dt)
         kind = "crank_nicolson" if p.settings.scheme == "bdf2" and step == 1 else p.settings.scheme
+        operator, known, w_now, w_before = schemes[kind]
         if kind not in forms:
-            forms[kind] = ng.BilinearForm(fes)
-            forms[kind] += schemes[kind]
+            forms[kind] = (ng.BilinearForm(operator.Compile()), ng.LinearForm(known))
+        a, state = forms[kind]
+        state.Assemble()
+        source.advance()
+        d.data = state.vec + w_now * source.now
+        if w_before:
+            d.data += w_before * source.before
         gfu.vec.data = u_n.vec
         p.set_dirichlet(gfu)
-        info["newton_iterations"] += p.newton(forms[kind], gfu, linear)
+        if fixed_operator:
+            info["newton_iterations"] += p.linear_step(a, gfu, d)
+        else:
+            info["newton_iterations"] += p.newton(a, gfu, linear, d)
         u_nm1.vec.data = u_n.vec
         u_n.vec.data = gfu.vec
     info["time_steps"] = n
     return gfu, info
+
+
+def _time_dependent_operator(p: Problem) -> bool:
+    """Whether a coefficient of the operator (diffusion, convection, wavenumber) varies in time."""
+    form = form_of(p.spec["pde"]["type"])
+    assert isinstance(form, Scalar)
+    params = p.spec["pde"].get("params", {})
+    names = (form.diffusion, form.convection, form.wavenumber)
+    return p.depends_on_time(*(params[name] for name in names if name and name in params))
 
 
 def _at(p: Problem, cf: Any, t: Any) -> Any:
