@@ -175,10 +175,12 @@ def front(ctx: Context, rng: np.random.Generator, delta: float = 0.05) -> sp.Exp
 
 @solution("plane_wave")
 def plane_wave(ctx: Context, rng: np.random.Generator, k: float = 10.0) -> sp.Expr:
-    """Oscillatory: a plane wave of wavenumber ``k`` plus a gentle mode."""
+    """Oscillatory: a plane wave of wavenumber ``k`` plus a gentler mode of half that wavenumber
+    (a mode of the same wavenumber made the sum an eigenfunction of the Laplacian, and the
+    forcing a constant multiple of the solution: ``leak.multiple``)."""
     theta = rng.uniform(0.1, 0.4) * math.pi
     kx, ky = num(k * math.cos(theta)), num(k * math.sin(theta))
-    return sp.sin(kx * COORDS[0] + ky * COORDS[1]) + sp.cos(ky * COORDS[0] - kx * COORDS[1]) / 2
+    return sp.sin(kx * COORDS[0] + ky * COORDS[1]) + sp.cos((ky * COORDS[0] - kx * COORDS[1]) / 2) / 2
 
 
 @solution("exp_trig")
