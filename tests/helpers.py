@@ -49,3 +49,13 @@ def write_submission(root: Path, case_id: str, source: str, attempt: int | None 
     d.mkdir(parents=True, exist_ok=True)
     (d / "solver.py").write_text(source)
     return root
+
+
+def coarse_case(tmp: Path, src: dict[str, Any], tracks: list[str], cells_across: int) -> Path:
+    """``src`` made coarse for a test build (a 25 x 25 grid, ``cells_across``, a 60 s timeout),
+    listing ``tracks``, written as tmp/cases/<family>/<id>.yaml."""
+    src["eval_grid"] = {"nx": 25, "ny": 25}
+    src["calibration"] = {**src["calibration"], "cells_across": cells_across}
+    src["evaluation"]["timeout_sec"] = 60.0
+    src["tracks"] = tracks
+    return write(tmp, src)

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from casekit import yamlio
 from casekit.authoring.builder import build_source
 from casekit.build.pipeline import BuildOptions
 from casekit.build.run import build
@@ -25,6 +24,7 @@ from casekit.evaluate.store import open_store
 from casekit.model.source import CaseSource
 from casekit.runner.limits import Limits
 from casekit.tracks import TRACKS
+from tests.helpers import coarse_case
 
 from ..measure import measured_error
 
@@ -33,13 +33,7 @@ pytestmark = pytest.mark.ngsolve
 
 def test_curved_case_agrees_with_dolfinx_and_the_calibration_passes(tmp_path: Path) -> None:
     src = build_source("poisson", "annulus", {"bc": "mixed"}, 5)
-    src["eval_grid"] = {"nx": 25, "ny": 25}
-    src["calibration"] = {**src["calibration"], "cells_across": 14}
-    src["evaluation"]["timeout_sec"] = 60.0
-    src["tracks"] = ["dolfinx", "ngsolve"]
-    path = tmp_path / "cases" / "poisson" / f"{src['id']}.yaml"
-    path.parent.mkdir(parents=True)
-    path.write_text(yamlio.dumps(src))
+    path = coarse_case(tmp_path, src, ["dolfinx", "ngsolve"], 14)
     for name in ("dolfinx", "ngsolve"):
         [o] = build([path], BuildOptions(tmp_path / "build", name, repeats=1, limits=Limits(timeout_sec=600)))
         assert o.status == "built", o.reason

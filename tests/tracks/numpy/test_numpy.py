@@ -30,6 +30,7 @@ from casekit.evaluate.store import open_store
 from casekit.model.source import CaseSource
 from casekit.runner.limits import Limits
 from casekit.tracks import TRACKS
+from tests.helpers import coarse_case
 
 pytestmark = pytest.mark.numpy
 
@@ -43,13 +44,7 @@ def _run(code: str, cwd: Path, timeout: float = 600) -> subprocess.CompletedProc
 @pytest.mark.dolfinx
 def test_periodic_case_agrees_with_dolfinx_and_the_calibration_passes(tmp_path: Path) -> None:
     src = build_source("heat", "periodic_square", {"bc": "robin", "coefficient": "variable"}, 5)
-    src["eval_grid"] = {"nx": 25, "ny": 25}
-    src["calibration"] = {**src["calibration"], "cells_across": 12}
-    src["evaluation"]["timeout_sec"] = 60.0
-    src["tracks"] = ["dolfinx", "numpy"]
-    path = tmp_path / "cases" / "heat" / f"{src['id']}.yaml"
-    path.parent.mkdir(parents=True)
-    path.write_text(yamlio.dumps(src))
+    path = coarse_case(tmp_path, src, ["dolfinx", "numpy"], 12)
     for name in ("dolfinx", "numpy"):
         [o] = build([path], BuildOptions(tmp_path / "build", name, repeats=1, limits=Limits(timeout_sec=600)))
         assert o.status == "built", o.reason
