@@ -32,7 +32,8 @@ def prompt(
     case: str = typer.Argument(..., help="A case source (file or id under cases/), or a case id with --cases."),
     library: str = typer.Option("dolfinx", "--library", "-l", help="The target library: a track's name "
                                 "(casekit env check lists them)."),
-    tier: str = typer.Option("single", "--tier", help="single, feedback, scaffold, plan or modelspecs (FEABench's structured specification)."),
+    tier: str = typer.Option("single", "--tier", help="single, feedback, scaffold, plan or modelspecs "
+                             "(FEABench's structured specification)."),
     cases: Path | None = typer.Option(None, "--cases", help="A build or dataset holding the case."),
     verdict: Path | None = typer.Option(None, "--verdict", help="verdicts.jsonl with the previous attempt "
                                         "(feedback tier)."),
