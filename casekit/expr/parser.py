@@ -18,6 +18,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import sympy as sp
 
@@ -359,6 +360,13 @@ def parse(
     """
     if not isinstance(text, str):
         raise ExpressionError(f"an expression must be a string or a number, not {type(text).__name__}")
+    return _parse(text, tuple(variables), tuple(params))
+
+
+@lru_cache(maxsize=4096)
+def _parse(text: str, variables: tuple[str, ...], params: tuple[str, ...]) -> sp.Expr:
+    """:func:`parse`, memoised (trees are immutable; derivation and validation read the same
+    texts many times, and building a tree node by node costs milliseconds)."""
     if len(text) > MAX_LENGTH:
         raise ExpressionError(f"expression is too long ({len(text)} characters, at most {MAX_LENGTH})")
     names: dict[str, sp.Symbol] = {}

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -14,6 +15,7 @@ import sympy as sp
 from sympy.printing.cxx import CXX11CodePrinter
 from sympy.printing.str import StrPrinter
 
+from casekit.expr import numeric
 from casekit.expr.parser import COORDS, T
 
 
@@ -150,19 +152,34 @@ def to_muparser(expr: sp.Expr) -> str:
     return _MuParserPrinter().doprint(sp.sympify(expr))
 
 
+#: expressions of more tree nodes than this are compiled with common-subexpression elimination
+CSE_NODES = 60
+
+
+@lru_cache(maxsize=8192)
+def _compiled(expr: sp.Expr, dim: int, params: tuple[str, ...]) -> Callable[..., Any]:
+    """``f(x, y[, z], t, *params)`` for ``expr`` (memoised: validation and hygiene evaluate the
+    same terms of the same expressions many times).  A tree of the whitelisted heads is walked
+    (:mod:`casekit.expr.numeric`: no compile); anything else goes through ``lambdify``."""
+    names = [s.name for s in COORDS[:dim]] + [T.name, *params]
+    free = {s.name for s in expr.free_symbols} - set(names)
+    if free:
+        raise ValueError(f"expression uses {', '.join(sorted(free))}, which a {dim}-D evaluation does not provide")
+    if numeric.supported(expr):
+        return lambda *values: numeric.evaluate(expr, dict(zip(names, values, strict=True)))
+    # common-subexpression elimination pays on large trees evaluated on many points; on a small
+    # term it only quadruples the compile time
+    large = sum(1 for _ in sp.preorder_traversal(expr)) > CSE_NODES
+    args = [*COORDS[:dim], T, *(sp.Symbol(p, real=True) for p in params)]
+    return sp.lambdify(args, expr, modules="numpy", cse=large)
+
+
 def to_numpy(expr: sp.Expr, dim: int, *, params: Sequence[str] = ()) -> Callable[..., np.ndarray]:
     """A vectorised function ``f(points, t=0.0, **params)`` for ``points`` of shape (N, dim).
 
     Constant expressions are broadcast to shape (N,).
     """
-    expr = sp.sympify(expr)
-    pars = [sp.Symbol(p, real=True) for p in params]
-    args = [*COORDS[:dim], T, *pars]
-    free = expr.free_symbols - set(args)
-    if free:
-        names = ", ".join(sorted(s.name for s in free))
-        raise ValueError(f"expression uses {names}, which a {dim}-D evaluation does not provide")
-    fn = sp.lambdify(args, expr, modules="numpy", cse=True)
+    fn = _compiled(sp.sympify(expr), dim, tuple(params))
 
     def evaluate(points: np.ndarray, t: float = 0.0, **values: float) -> np.ndarray:
         pts = np.asarray(points, dtype=float)
