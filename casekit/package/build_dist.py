@@ -40,7 +40,9 @@ def _relocate(record: dict[str, Any], track: str) -> dict[str, Any]:
 
 
 def package(build_dir: Path, tracks: list[str], out: Path, *, name: str, version: str,
-            license_id: str = "cc-by-4.0", url: str | None = None, date: str | None = None) -> dict[str, Any]:
+            license_id: str = "cc-by-4.0", url: str | None = None, date: str | None = None,
+            about: str = "") -> dict[str, Any]:
+    """Write the dataset directory ``out``; ``about`` (markdown) is the card's provenance section."""
     if not tracks:
         raise UsageError("name at least one track")
     if out.exists() and any(out.iterdir()) and not (out / MANIFEST).exists():
@@ -49,7 +51,7 @@ def package(build_dir: Path, tracks: list[str], out: Path, *, name: str, version
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
     try:
-        manifest = _write(build_dir, tracks, primary, tmp, name, version, license_id, url, date)
+        manifest = _write(build_dir, tracks, primary, tmp, name, version, license_id, url, date, about)
         if out.exists():
             shutil.rmtree(out)
         tmp.rename(out)
@@ -60,7 +62,7 @@ def package(build_dir: Path, tracks: list[str], out: Path, *, name: str, version
 
 
 def _write(build_dir: Path, tracks: list[str], primary: str, root: Path, name: str, version: str,
-           license_id: str, url: str | None, date: str | None) -> dict[str, Any]:
+           license_id: str, url: str | None, date: str | None, about: str) -> dict[str, Any]:
     by_track = {t: sorted((_relocate(r, t) for r in _records(build_dir, t)), key=lambda r: r["id"]) for t in tracks}
     records = by_track[primary]
     ids = {r["id"] for r in records}
@@ -82,7 +84,8 @@ def _write(build_dir: Path, tracks: list[str], primary: str, root: Path, name: s
     _jsonl(root / "agent.jsonl", agent)
     for schema in sorted(schemas_dir().glob("*.schema.json")):
         _copy(schema, root / "schemas" / schema.name)
-    atomic_write_text(root / "README.md", card(name, version, records, tracks, license_id))
+    packaged = {t: [r for r in by_track[t] if r["id"] in ids] for t in tracks}
+    atomic_write_text(root / "README.md", card(name, version, records, tracks, license_id, packaged, about))
     families: dict[str, int] = {}
     for r in records:
         families[r["pde_classification"]["equation_family"]] = families.get(

@@ -2,11 +2,38 @@
 
 from __future__ import annotations
 
+import math
 import statistics
 from typing import Any
 
 
-def card(name: str, version: str, records: list[dict[str, Any]], libraries: list[str], license_id: str) -> str:
+def _quantile(values: list[float], q: float) -> float:
+    """The ``q`` quantile of sorted ``values`` (nearest rank)."""
+    return values[min(len(values), max(1, math.ceil(q * len(values)))) - 1]
+
+
+def family_table(by_track: dict[str, list[dict[str, Any]]]) -> str:
+    """Per family and track: cases built, calibration error e_base (median, 95th percentile,
+    max) and calibration time t_base (median)."""
+    rows = ["| family | track | cases | e_base median | e_base p95 | e_base max | t_base median [s] |",
+            "|---|---|---|---|---|---|---|"]
+    families = sorted({r["pde_classification"]["equation_family"] for rs in by_track.values() for r in rs})
+    for f in families:
+        for track, recs in by_track.items():
+            mine = [r["evaluation_metadata"] for r in recs if r["pde_classification"]["equation_family"] == f]
+            if not mine:
+                continue
+            e = sorted(float(m["e_base"]) for m in mine)
+            t = sorted(float(m["t_base"]) for m in mine)
+            rows.append(f"| {f} | {track} | {len(mine)} | {statistics.median(e):.1e} | {_quantile(e, 0.95):.1e} | "
+                        f"{e[-1]:.1e} | {statistics.median(t):.2f} |")
+    return "\n".join(rows)
+
+
+def card(name: str, version: str, records: list[dict[str, Any]], libraries: list[str], license_id: str,
+         by_track: dict[str, list[dict[str, Any]]] | None = None, about: str = "") -> str:
+    """The card; ``by_track`` (every track's records) adds the per-family calibration table and
+    ``about`` (markdown: provenance, attribution, repairs) its own section."""
     families: dict[str, int] = {}
     domains: dict[str, int] = {}
     for r in records:
@@ -20,6 +47,8 @@ def card(name: str, version: str, records: list[dict[str, Any]], libraries: list
     rows = "\n".join(f"| {f} | {c} |" for f, c in sorted(families.items()))
     drows = "\n".join(f"| {d} | {c} |" for d, c in sorted(domains.items()))
     median = f"{statistics.median(e):.2e}" if e else "n/a"
+    calib = f"\n## Calibration per family and track\n\n{family_table(by_track)}\n" if by_track else ""
+    about = f"\n## Provenance\n\n{_demote(about.strip())}\n" if about.strip() else ""
     return f"""---
 pretty_name: {name}
 license: {license_id}
@@ -62,7 +91,7 @@ is given; `cases.jsonl` holds the evaluator-side records (thresholds, calibratio
 {drows}
 
 Median calibration error e_base: {median}.
-
+{calib}{about}
 ## Motivation
 To measure whether agents can turn a precise PDE specification into a correct and efficient finite-element
 solver, with gates calibrated per case (accuracy threshold max(alpha_acc e_base, tau_min), runtime threshold
@@ -94,3 +123,8 @@ This directory; verify integrity with `casekit verify`. License: {license_id}.
 Releases follow semantic versioning (`casekit release`): new cases are minor, changed references, grids,
 thresholds or contracts are major; see CHANGELOG.md.
 """
+
+
+def _demote(markdown: str) -> str:
+    """``markdown`` with its headings one level below the card's sections."""
+    return "\n".join("##" + line if line.startswith("#") else line for line in markdown.splitlines())

@@ -1,0 +1,133 @@
+"""``casekit reproduce``: rebuild cases of a released dataset and check they are the released ones.
+
+A release is reproducible when the same case sources, built again with the same casekit, give
+the same cases: the identical agent view (case_spec and public id), the same source, the same
+reference (its sha256 in the release's manifest, when the release ships references and the
+library versions are the released ones) and a calibration error within a factor of the released
+one (meshes and iterative solves may move in the last digits across library versions; a changed
+discretization moves it by far more).  Times are machine-dependent and never compared.
+
+The check runs on a *stratified sample* (:func:`stratified`): the fewest cases that cover every
+family and every domain template of the release (and every math type), so CI rebuilds a release
+in minutes; ``--sample all`` rebuilds everything.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from casekit.errors import Problem, UsageError
+from casekit.jsonio import iter_jsonl, sha256_file
+from casekit.model.source import load_source_dict
+from casekit.validate import SOURCE_SUFFIXES
+
+#: a rebuilt calibration error must be within this factor of the released one
+E_BASE_FACTOR = 1.5
+
+
+def released_records(release: Path, track: str) -> dict[str, dict[str, Any]]:
+    """The released records of ``track`` (``cases.jsonl`` for the primary track, else
+    ``tracks/<track>.jsonl``), by id."""
+    manifest = _manifest(release)
+    if track not in manifest.get("tracks", []):
+        raise UsageError(f"{release} has no {track} records", valid=", ".join(manifest.get("tracks", [])))
+    path = release / ("cases.jsonl" if track == manifest["tracks"][0] else f"tracks/{track}.jsonl")
+    if not path.is_file():
+        raise UsageError(f"{path} is missing", valid="a release directory written by casekit package")
+    return {rec["id"]: rec for _, rec in iter_jsonl(path)}
+
+
+def _manifest(release: Path) -> dict[str, Any]:
+    path = release / "manifest.json"
+    if not path.is_file():
+        raise UsageError(f"{release} is not a casekit release (no manifest.json)",
+                         valid="a directory written by casekit package / casekit release")
+    data = json.loads(path.read_text())
+    if not isinstance(data, dict):
+        raise UsageError(f"{path} is not a manifest")
+    return data
+
+
+def strata(record: dict[str, Any]) -> tuple[str, ...]:
+    """What a stratified sample must cover, for one record."""
+    c = record["pde_classification"]
+    return (f"family:{c['equation_family']}", f"domain:{record['case_spec']['domain']['type']}",
+            *(f"math:{m}" for m in c.get("math_type") or []))
+
+
+def stratified(records: Iterable[dict[str, Any]]) -> list[str]:
+    """The ids of a small sample covering every stratum (family, domain template, math type):
+    greedily the record covering the most uncovered strata, ties broken by id (deterministic)."""
+    pool = sorted(records, key=lambda r: r["id"])
+    todo = {s for r in pool for s in strata(r)}
+    out: list[str] = []
+    while todo:
+        best = max(pool, key=lambda r: (len(todo & set(strata(r))), -pool.index(r)))
+        out.append(best["id"])
+        todo -= set(strata(best))
+    return sorted(out)
+
+
+def sources_by_id(roots: Iterable[Path]) -> dict[str, Path]:
+    """Case source files under ``roots``, by the id they declare."""
+    out: dict[str, Path] = {}
+    for root in roots:
+        files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.suffix in SOURCE_SUFFIXES)
+        for p in files:
+            data = load_source_dict(p)
+            if isinstance(data.get("id"), str):
+                out[data["id"]] = p
+    return out
+
+
+def compare(release: Path, build_dir: Path, track: str, ids: list[str]) -> list[Problem]:
+    """What differs between the released records ``ids`` and the ones rebuilt in ``build_dir``."""
+    released = released_records(release, track)
+    manifest = _manifest(release)
+    digests = {f["path"]: f["sha256"] for f in manifest.get("files", [])}
+    rebuilt_path = build_dir / track / "records.jsonl"
+    rebuilt = {rec["id"]: rec for _, rec in iter_jsonl(rebuilt_path)} if rebuilt_path.is_file() else {}
+    out: list[Problem] = []
+
+    def bad(cid: str, message: str, pointer: str = "") -> None:
+        out.append(Problem(message, pointer, cid, check="reproduce"))
+
+    for cid in ids:
+        old, new = released.get(cid), rebuilt.get(cid)
+        if old is None:
+            bad(cid, "not in the release")
+            continue
+        if new is None:
+            bad(cid, f"was not rebuilt on {track} (see {build_dir / track / 'build-report.json'})")
+            continue
+        if new["case_spec"] != old["case_spec"]:
+            bad(cid, "the agent view differs from the released one", "/case_spec")
+        if new.get("public_id") != old.get("public_id"):
+            bad(cid, "the public id differs from the released one", "/public_id")
+        m_old, m_new = old["evaluation_metadata"], new["evaluation_metadata"]
+        if m_new.get("source_hash") != m_old.get("source_hash"):
+            bad(cid, "built from a different case source than the released case", "/evaluation_metadata/source_hash")
+        e_old, e_new = float(m_old["e_base"]), float(m_new["e_base"])
+        if not (e_old / E_BASE_FACTOR <= e_new <= e_old * E_BASE_FACTOR):
+            bad(cid, f"calibration error {e_new:.3e} is not within a factor {E_BASE_FACTOR} of the released "
+                f"{e_old:.3e}", "/evaluation_metadata/e_base")
+        if new["evaluation_config"] != old["evaluation_config"]:
+            bad(cid, "the threshold settings differ from the released ones", "/evaluation_config")
+        ref = digests.get(f"references/{cid}.npz")
+        mine = build_dir / track / cid / "reference.npz"
+        if ref is not None and track == manifest["tracks"][0] and _same_libraries(old, new) and mine.is_file() \
+                and sha256_file(mine) != ref:
+            bad(cid, "the reference differs from the released one (same library versions)",
+                "/evaluation_metadata/reference_path")
+    return out
+
+
+def _same_libraries(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    env = ("environment", "libraries")
+    va, vb = a["evaluation_metadata"], b["evaluation_metadata"]
+    for k in env:
+        va, vb = (va or {}).get(k), (vb or {}).get(k)
+    return bool(va) and va == vb
