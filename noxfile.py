@@ -33,3 +33,62 @@ def bench(session: nox.Session) -> None:
 
     for script in sorted(pathlib.Path("benchmarks").glob("bench_*.py")):
         session.run("python", str(script), *session.posargs)
+
+
+#: the repaired PDEAgent-Bench release (issue 17): sources, build directory, dataset, committed part
+DATASET = {"name": "pdeagent-bench-repaired", "sources": "cases/pdeagent-bench", "build": "build/dataset",
+           "about": "cases/pdeagent-bench/README.md"}
+#: what of a release is committed: records, checksums and documents (arrays and prompts are rebuilt)
+COMMITTED = ("manifest.json", "cases.jsonl", "tracks", "README.md", "CHANGELOG.md", "croissant.json")
+
+
+@nox.session(python=PYTHON)
+def dataset(session: nox.Session) -> None:
+    """The full build of the repaired PDEAgent-Bench and its release (a benchmark: hours).
+
+    ``nox -s dataset -- [--tracks dolfinx,dealii,firedrake,ngsolve] [--jobs 2] [--version 1.0.0]``
+    builds cases/pdeagent-bench on every track named that is usable here (the stage cache in
+    build/dataset makes any interrupted run resume where it stopped), packages the built cases
+    (DOLFINx primary), stamps the release, verifies it, and copies its records, manifest and
+    documents to releases/<name>/<version>/ (to commit; the arrays stay in the build).
+    """
+    import argparse
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    ap = argparse.ArgumentParser(prog="nox -s dataset --")
+    ap.add_argument("--tracks", default="dolfinx,dealii,firedrake,ngsolve")
+    ap.add_argument("--jobs", default="2")
+    ap.add_argument("--version", default="1.0.0")
+    args = ap.parse_args(session.posargs)
+    session.install("-e", ".[dolfinx,dev]")
+    build, dist = DATASET["build"], f"{DATASET['build']}/release"
+    tracks = []
+    for track in args.tracks.split(","):
+        check = subprocess.run([session.bin + "/casekit", "env", "check", track], capture_output=True, text=True)
+        if check.returncode != 0:
+            session.warn(f"track {track} is not usable here, so it is left out: {check.stdout.strip()[-300:]}")
+            continue
+        tracks.append(track)
+        # exit 1 when a case is rejected: the reasons are in build/dataset/<track>/build-report.json
+        session.run("casekit", "build", DATASET["sources"], "--track", track, "--build-dir", build,
+                    "--jobs", args.jobs, success_codes=[0, 1])
+    if "dolfinx" not in tracks:
+        session.error("the release needs the dolfinx track (every case is built on it)")
+    tracks.remove("dolfinx")
+    session.run("casekit", "package", build, "--out", dist, "--name", DATASET["name"], "--version", args.version,
+                "--about", DATASET["about"], *(f"--track={t}" for t in ["dolfinx", *tracks]))
+    session.run("casekit", "release", dist, "--version", args.version)
+    session.run("casekit", "verify", dist)
+    keep = Path("releases") / DATASET["name"] / args.version
+    shutil.rmtree(keep, ignore_errors=True)
+    for name in COMMITTED:
+        src = Path(dist) / name
+        if src.is_dir():
+            shutil.copytree(src, keep / name)
+        elif src.is_file():
+            keep.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, keep / name)
+    session.log(f"release {args.version} in {dist}; its records and manifest copied to {keep} "
+                f"(check: casekit reproduce {keep} --sources {DATASET['sources']})")
