@@ -53,6 +53,7 @@ def dataset(session: nox.Session) -> None:
     documents to releases/<name>/<version>/ (to commit; the arrays stay in the build).
     """
     import argparse
+    import json
     import shutil
     import subprocess
     from pathlib import Path
@@ -66,9 +67,12 @@ def dataset(session: nox.Session) -> None:
     build, dist = DATASET["build"], f"{DATASET['build']}/release"
     tracks = []
     for track in args.tracks.split(","):
-        check = subprocess.run([session.bin + "/casekit", "env", "check", track], capture_output=True, text=True)
-        if check.returncode != 0:
-            session.warn(f"track {track} is not usable here, so it is left out: {check.stdout.strip()[-300:]}")
+        check = subprocess.run([session.bin + "/casekit", "env", "check", track, "--json"], capture_output=True,
+                               text=True, check=True)
+        status = json.loads(check.stdout)[0]
+        if not status["usable"]:
+            session.warn(f"track {track} is not usable here, so it is left out: {status['reason']} "
+                         f"(casekit env install {track})")
             continue
         tracks.append(track)
         # exit 1 when a case is rejected: the reasons are in build/dataset/<track>/build-report.json
