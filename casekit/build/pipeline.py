@@ -74,6 +74,9 @@ class CaseOutcome:
     stage_seconds: dict[str, float] = field(default_factory=dict)
     #: seconds inside the FEM solves (the calibration and reference runs' timed solves)
     solve_seconds: float = 0.0
+    #: seconds of the sandboxed solver runs, set-up to exit (the timed solves plus the sandbox,
+    #: the interpreter's start and the track libraries' import, which every isolated solve pays)
+    process_seconds: float = 0.0
     #: other track -> its calibration's relative L2 distance from this track's, and the bound
     agreement: dict[str, dict[str, float]] = field(default_factory=dict)
     #: what the build decided on the way (e.g. a lowered calibration degree)
@@ -252,6 +255,7 @@ class CaseBuild:
         except ArtifactError as exc:
             raise Rejected("failed", f"the {self.opts.track} solver wrote invalid artifacts: {exc}") from None
         self.outcome.solve_seconds += sum(r.solve_seconds or 0.0 for r in ex.runs)
+        self.outcome.process_seconds += sum(r.wall_seconds for r in ex.runs)
         return arrays, ex
 
     def _calibration(self) -> dict[str, Any]:
@@ -438,7 +442,8 @@ class CaseBuild:
         o = self.outcome
         status = {"case_id": o.case_id, "source": str(o.path), "status": o.status, "reason": o.reason,
                   "e_base": o.e_base, "t_base": o.t_base, "cached": o.cached, "stage_seconds": o.stage_seconds,
-                  "agreement": o.agreement, "solve_seconds": o.solve_seconds, "family": o.family,
+                  "agreement": o.agreement, "solve_seconds": o.solve_seconds,
+                  "process_seconds": o.process_seconds, "family": o.family,
                   "domain": o.domain, "notes": o.notes}
         write_json(self.opts.build_dir / self.opts.track / o.case_id / "status.json", status)
         if o.status != "built":

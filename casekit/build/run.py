@@ -76,5 +76,6 @@ def _write(opts: BuildOptions, outcomes: list[CaseOutcome]) -> None:
     write_json(track_dir / "build-report.json", [
         {"case_id": o.case_id, "source": str(o.path), "status": o.status, "reason": o.reason,
          "family": o.family, "domain": o.domain, "e_base": o.e_base, "t_base": o.t_base,
-         "cached": o.cached, "stage_seconds": o.stage_seconds, "solve_seconds": o.solve_seconds}
+         "cached": o.cached, "stage_seconds": o.stage_seconds, "solve_seconds": o.solve_seconds,
+         "process_seconds": o.process_seconds}
         for o in outcomes])
