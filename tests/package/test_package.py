@@ -216,5 +216,8 @@ def test_a_stratified_sample_covers_every_family_domain_and_math_type() -> None:
         assert {s for r in picked for s in strata(r)} == {s for r in records for s in strata(r)}
         assert len(ids) <= len({s for r in records for s in strata(r)})
         assert stratified(list(reversed(records))) == ids
+        # cheap records are preferred: a record that alone covers what a costly one does wins
+        expensive = {**records[0], "id": "z999", "evaluation_metadata": {"t_base": 1e6}}
+        assert "z999" not in stratified([*records, expensive])
 
     check()
