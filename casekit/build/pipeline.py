@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import json
 import shutil
-import threading
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -95,7 +95,7 @@ class Rejected(Exception):
 
 
 class CaseBuild:
-    def __init__(self, path: Path, opts: BuildOptions, timing_lock: threading.Lock,
+    def __init__(self, path: Path, opts: BuildOptions, timing_lock: AbstractContextManager[Any],
                  progress: Callable[[str, str], None] = lambda case, stage: None) -> None:
         self.path = Path(path)
         self.opts = opts

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
+import fcntl
+import os
 import threading
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -31,10 +35,34 @@ def case_files(paths: list[Path]) -> list[Path]:
 _TIMING_LOCK = threading.Lock()
 
 
-def build_case(item: tuple[Path, BuildOptions, Callable[[str, str], None] | None]) -> CaseOutcome:
-    """Build one case (runs on the executor's workers; writes under the build directory)."""
-    path, opts, progress = item
-    return CaseBuild(path, opts, _TIMING_LOCK, progress or (lambda case, stage: None)).run()
+class TimingLock:
+    """A lock shared by every process (and thread) of one machine that opens the same file
+    (``flock``): the worker processes of one local build time their runs one at a time."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fd: list[int] = []
+
+    def __enter__(self) -> TimingLock:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        self._fd.append(fd)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        fd = self._fd.pop()
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+def build_case(item: tuple[Path, BuildOptions, Callable[[str, str], None] | None, Path | None]) -> CaseOutcome:
+    """Build one case (runs on the executor's workers; writes under the build directory).  With a
+    lock file, timed runs wait for every process of this machine holding it; without, for the
+    other threads of this process."""
+    path, opts, progress, lock_file = item
+    lock: AbstractContextManager[Any] = TimingLock(lock_file) if lock_file else _TIMING_LOCK
+    return CaseBuild(path, opts, lock, progress or (lambda case, stage: None)).run()
 
 
 def build(paths: list[Path], opts: BuildOptions, jobs: int = 1,
@@ -50,8 +78,16 @@ def build(paths: list[Path], opts: BuildOptions, jobs: int = 1,
         raise UsageError(f"no case sources under {', '.join(str(p) for p in paths)}",
                          valid="*.yaml case sources or directories holding them")
     StageCache(opts.build_dir).sweep()
-    runner = executors.make(executor or ExecutorOptions(jobs=jobs))
-    local = runner.name == "local"  # a progress callback cannot travel to other processes
+    options = executor or ExecutorOptions(jobs=jobs)
+    if options.kind == "local" and options.jobs > 1:
+        # derivation and validation are Python: threads would share one interpreter lock
+        options = dataclasses.replace(options, processes=True)
+    runner = executors.make(options)
+    # worker processes on this machine share a lock file (a remote Dask cluster's workers pair
+    # their timing on themselves: one task at a time per worker)
+    lock_file = opts.build_dir / ".timing.lock" if options.processes or (
+        options.kind == "dask" and not options.scheduler) else None
+    in_process = options.kind == "local" and not options.processes  # a callback cannot travel
     outcomes: list[CaseOutcome] = []
 
     def arrived(_: Any, o: CaseOutcome) -> None:
@@ -59,7 +95,7 @@ def build(paths: list[Path], opts: BuildOptions, jobs: int = 1,
         done(o)
 
     try:
-        runner.run(build_case, [(f, opts, progress if local else None) for f in files], arrived)
+        runner.run(build_case, [(f, opts, progress if in_process else None, lock_file) for f in files], arrived)
     except KeyboardInterrupt:
         _write(opts, outcomes)  # what finished; a rerun resumes from the stage cache
         raise

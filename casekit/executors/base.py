@@ -12,13 +12,16 @@ R = TypeVar("R")
 
 @dataclass(frozen=True)
 class ExecutorOptions:
-    """``kind``: a registered executor (local, dask); ``jobs``: threads of the local pool or
-    workers of a Dask ``LocalCluster``; ``scheduler``: the address of a running Dask scheduler
-    (``tcp://host:8786``; none: a LocalCluster of ``jobs`` workers)."""
+    """``kind``: a registered executor (local, dask); ``jobs``: threads (or processes) of the
+    local pool or workers of a Dask ``LocalCluster``; ``scheduler``: the address of a running
+    Dask scheduler (``tcp://host:8786``; none: a LocalCluster of ``jobs`` workers)."""
 
     kind: str = "local"
     jobs: int = 1
     scheduler: str | None = None
+    #: local: run the items in ``jobs`` worker processes instead of threads (for work that is
+    #: Python in the caller -- a build derives and validates in-process -- not only waiting)
+    processes: bool = False
 
 
 class Executor(Protocol):

@@ -88,3 +88,34 @@ def test_dask_gives_the_records_and_verdicts_of_the_local_pool(tmp_path: Path) -
 
     assert sorted(map(key, local_verdicts)) == sorted(map(key, dask_verdicts))
     assert {v["stage"] for v in dask_verdicts if v["system"] == "zero"} == {"F-Acc"}
+
+
+def test_a_local_process_pool_returns_results_and_errors_in_the_caller() -> None:
+    ex = make(ExecutorOptions(kind="local", jobs=2, processes=True))
+    got: dict[int, int] = {}
+    ex.run(_square, list(range(6)), lambda item, r: got.__setitem__(item, r))
+    assert got == {i: i * i for i in range(6)}
+    with pytest.raises(CasekitError, match="three"):
+        ex.run(_fail_on_three, list(range(6)), lambda item, r: None)
+
+
+def _hold(item: tuple[str, float]) -> tuple[float, float]:
+    from casekit.build.run import TimingLock
+
+    path, seconds = item
+    with TimingLock(Path(path)):
+        t0 = time.monotonic()
+        time.sleep(seconds)
+        return t0, time.monotonic()
+
+
+def test_the_timing_lock_serialises_processes_and_threads(tmp_path: Path) -> None:
+    """The worker processes of one local build time their runs one at a time."""
+    lock = str(tmp_path / ".timing.lock")
+    spans: list[tuple[float, float]] = []
+    for processes in (True, False):
+        make(ExecutorOptions(kind="local", jobs=3, processes=processes)).run(
+            _hold, [(lock, 0.2)] * 4, lambda item, span: spans.append(span))
+    for run in (spans[:4], spans[4:]):
+        run.sort()
+        assert all(a[1] <= b[0] for a, b in zip(run, run[1:], strict=False))
