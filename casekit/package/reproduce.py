@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from casekit import schema
 from casekit.errors import Problem, UsageError
 from casekit.jsonio import iter_jsonl, sha256_file
 from casekit.model.source import load_source_dict
@@ -37,7 +38,15 @@ def released_records(release: Path, track: str) -> dict[str, dict[str, Any]]:
     path = release / ("cases.jsonl" if track == manifest["tracks"][0] else f"tracks/{track}.jsonl")
     if not path.is_file():
         raise UsageError(f"{path} is missing", valid="a release directory written by casekit package")
-    return {rec["id"]: rec for _, rec in iter_jsonl(path)}
+    out: dict[str, dict[str, Any]] = {}
+    for lineno, rec in iter_jsonl(path):
+        problems = schema.validate(rec, "case_record") if isinstance(rec, dict) else []
+        if not isinstance(rec, dict) or problems:
+            why = problems[0].render() if problems else "not a JSON object"
+            raise UsageError(f"{path}: line {lineno} is not a case record: {why}",
+                             valid="records written by casekit package")
+        out[rec["id"]] = rec
+    return out
 
 
 def _manifest(release: Path) -> dict[str, Any]:
@@ -45,8 +54,11 @@ def _manifest(release: Path) -> dict[str, Any]:
     if not path.is_file():
         raise UsageError(f"{release} is not a casekit release (no manifest.json)",
                          valid="a directory written by casekit package / casekit release")
-    data = json.loads(path.read_text())
-    if not isinstance(data, dict):
+    try:
+        data = json.loads(path.read_text())
+    except ValueError as exc:
+        raise UsageError(f"{path} is not JSON: {exc}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("tracks"), list) or not data["tracks"]:
         raise UsageError(f"{path} is not a manifest")
     return data
 

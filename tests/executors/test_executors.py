@@ -3,6 +3,7 @@ caller as they finish; an error stops the rest; bad options are usage errors."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 from pathlib import Path
@@ -118,4 +119,4 @@ def test_the_timing_lock_serialises_processes_and_threads(tmp_path: Path) -> Non
             _hold, [(lock, 0.2)] * 4, lambda item, span: spans.append(span))
     for run in (spans[:4], spans[4:]):
         run.sort()
-        assert all(a[1] <= b[0] for a, b in zip(run, run[1:], strict=False))
+        assert all(a[1] <= b[0] for a, b in itertools.pairwise(run))
