@@ -35,6 +35,7 @@ from casekit.expr import as_expr, exact
 from casekit.expr.printers import to_numpy
 from casekit.solvers.settings import SolveSettings
 from casekit.solvers.ufl_expr import to_ufl
+from casekit.tracks.dolfinx.solvers.structured import structured_mesh
 
 
 @dataclass
@@ -60,11 +61,17 @@ class Problem:
         # affine cells where every edge is straight (a second-order geometry costs time, not error)
         order = self.settings.geometry if self.domain.geometry.curved() else 1
         options = MeshOptions(cells_across=self.settings.cells_across, order=order, cell=self.settings.cell)
-        with gmsh_model(self.domain, options) as g:
-            data = dgmsh.model_to_mesh(g.model, MPI.COMM_WORLD, 0, gdim=self.dim)
-        self.mesh = data.mesh
-        self.facet_tags = data.facet_tags
-        self.tag_ids = {name: int(pg.tag) for name, pg in data.physical_groups.items() if pg.dim == self.dim - 1}
+        # rectangles and boxes are gridded by DOLFINx itself (structured.py); the rest by gmsh
+        grid = structured_mesh(self.domain, options.h(self.domain), self.settings.cell, MPI.COMM_WORLD)
+        if grid is not None:
+            self.mesh, self.facet_tags, self.tag_ids = grid
+        else:
+            with gmsh_model(self.domain, options) as g:
+                data = dgmsh.model_to_mesh(g.model, MPI.COMM_WORLD, 0, gdim=self.dim)
+            self.mesh = data.mesh
+            self.facet_tags = data.facet_tags
+            self.tag_ids = {name: int(pg.tag) for name, pg in data.physical_groups.items()
+                            if pg.dim == self.dim - 1}
         self.mesh.topology.create_connectivity(self.dim - 1, self.dim)
         self.x = ufl.SpatialCoordinate(self.mesh)
         self.t = fem.Constant(self.mesh, 0.0)
