@@ -155,6 +155,7 @@ def _check_source(data: dict[str, Any], path: Path | None, settings: Settings | 
     source.path = path
     problems += _naming(source, path)
     problems += _tracks(source.tracks, "/tracks", source.id)
+    problems += _time_steps(source)
     try:
         derived = derive(source)
         view = _view_of_derived(derived)  # renders the case_spec, which can fail too
@@ -165,6 +166,20 @@ def _check_source(data: dict[str, Any], path: Path | None, settings: Settings | 
     problems += run_all(view, settings)
     problems += _targets(derived)
     return problems
+
+
+def _time_steps(source: CaseSource) -> list[Problem]:
+    """A transient case's calibration (and every numerical reference level) needs a time step:
+    without one every track's solve stops at build time."""
+    if source.pde.time is None:
+        return []
+    settings = [("/calibration/dt", source.calibration or {})]
+    if source.reference is not None:
+        settings += [(f"/reference/levels/{i}/dt", lv) for i, lv in enumerate(source.reference.levels)]
+    span = float(source.pde.time.t_end) - float(source.pde.time.t0)
+    return [Problem("a transient case needs a time step here", pointer, source.id,
+                    valid=f"a step that divides the interval, e.g. {span / 100:g}", check="calibration")
+            for pointer, lv in settings if not isinstance(lv, dict) or lv.get("dt") is None]
 
 
 def _targets(d: Derived) -> list[Problem]:

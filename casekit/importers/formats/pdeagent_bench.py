@@ -80,7 +80,7 @@ def _convert(rec: dict[str, Any]) -> Imported:
     src["output"] = {"field": _output(oc["output"]["field"], family, out)}
     src["evaluation"] = _evaluation(rec.get("evaluation_config", {}), out)
     diameter = _diameter(domain)
-    src["calibration"] = _calibration(oc, diameter, out)
+    src["calibration"] = _calibration(oc, diameter, out, src["pde"].get("time"))
     if "reference_config" in oc:
         src["reference"] = _reference(oc["reference_config"], src["calibration"], diameter, out)
     if rec.get("agent_knobs"):  # method hints for agents (e.g. Taylor-Hood for Stokes): not part of a case
@@ -488,7 +488,9 @@ def _diameter(domain: dict[str, Any]) -> float:
         return math.sqrt(2)
 
 
-def _calibration(oc: dict[str, Any], diameter: float, out: Imported) -> dict[str, Any]:
+def _calibration(oc: dict[str, Any], diameter: float, out: Imported, time: dict[str, Any] | None) -> dict[str, Any]:
+    """The oracle's discretization as casekit calibration settings; a transient case's time step
+    is the record's (its time block, its top-level ``dt`` or the anchor oracle's default)."""
     res: dict[str, Any] = {}
     mesh, fem, solver = oc.get("mesh", {}), oc.get("fem", {}), oc.get("oracle_solver", {})
     if "resolution" in mesh:
@@ -500,8 +502,8 @@ def _calibration(oc: dict[str, Any], diameter: float, out: Imported) -> dict[str
     degree = fem.get("degree", fem.get("degree_u"))
     if degree is not None:
         res["degree"] = degree
-    if "dt" in oc["pde"].get("time", {}):
-        res["dt"] = oc["pde"]["time"]["dt"]
+    if time is not None and time.get("dt") is not None:
+        res["dt"] = time["dt"]
     scheme = oc["pde"].get("time", {}).get("scheme")
     if scheme in ("backward_euler", "crank_nicolson", "bdf2"):
         res["scheme"] = scheme
