@@ -158,3 +158,18 @@ def test_stars_keep_the_anchors_orientation(shared_data: Path) -> None:
     inside = np.array([[0.9 * x, 0.9 * y] for x, y in anchor])  # just inside every vertex
     assert domain.inside(inside).all()
     assert not domain.inside(np.array([[0.0, 0.95 * r_out]])).any()  # no tip straight up
+
+
+def test_every_imported_transient_record_has_a_calibration_time_step(shared_data: Path) -> None:
+    """The time step of a transient record reaches the calibration wherever the record (or the
+    anchor oracle's default) puts it; validation refuses a transient case without one."""
+    transient = [convert(r).source for r in records(shared_data).values()]
+    transient = [s for s in transient if (s.get("pde") or {}).get("time")]
+    assert len(transient) > 100
+    missing = [s["id"] for s in transient if (s.get("calibration") or {}).get("dt") is None]
+    assert not missing, missing[:5]
+    src = next(s for s in transient if s["family"] == "burgers")
+    assert src["calibration"]["dt"] == src["pde"]["time"]["dt"]
+    broken = {**src, "calibration": {k: v for k, v in src["calibration"].items() if k != "dt"}}
+    found = [p for p in check_source(broken) if p.check == "calibration"]
+    assert found and found[0].pointer == "/calibration/dt" and "time step" in found[0].message
