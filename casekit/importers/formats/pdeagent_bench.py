@@ -524,6 +524,15 @@ def _reference(cfg: dict[str, Any], calibration: dict[str, Any], diameter: float
     l1 = {**l2, "cells_across": max(calibration.get("cells_across", l2["cells_across"] // 2),
                                     (l2["cells_across"] + calibration.get("cells_across", 0)) // 2)}
     out.note("assumed", "the intermediate refinement level L1 is synthesised between calibration and reference")
+    if calibration.get("dt") is not None and "dt" not in l2:
+        # the anchor's references re-use the record's step, which leaves the calibration's time
+        # error out of e_base; casekit's levels refine time with space, as its diagnostic runs do
+        cal_dt, cal_n = float(calibration["dt"]), calibration.get("cells_across", l2["cells_across"])
+        for level in (l1, l2):
+            level["dt"] = float(f"{cal_dt * cal_n / level['cells_across']:.6g}")
+        out.note("repaired", "the reference levels have no time step: each refines the calibration's "
+                 f"(dt {cal_dt:g}) with its mesh, dt x {cal_n} / cells across, so e_base includes the "
+                 "calibration's time error")
     return {"levels": [l1, l2]}
 
 
