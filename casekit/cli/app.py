@@ -89,7 +89,8 @@ def _root(
     finite-element solvers for PDEs."""
 
 
-EXECUTOR_HELP = "Where the work runs: local (a pool of --jobs threads) or dask (a Dask cluster)."
+EXECUTOR_HELP = ("Where the work runs: local (--jobs worker processes for a build, threads for an evaluation) "
+                 "or dask (a Dask cluster).")
 SCHEDULER_HELP = ("Address of a running Dask scheduler (tcp://host:8786) for --executor dask; without it a "
                   "LocalCluster of --jobs single-threaded workers is started here.")
 
