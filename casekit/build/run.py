@@ -36,8 +36,8 @@ _TIMING_LOCK = threading.Lock()
 
 
 class TimingLock:
-    """A lock shared by every process (and thread) of one machine that opens the same file
-    (``flock``): the worker processes of one local build time their runs one at a time."""
+    """A lock shared by every process (and thread) that opens the same file (``flock``): the
+    worker processes of one build directory on this machine time their runs one at a time."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -45,15 +45,17 @@ class TimingLock:
 
     def __enter__(self) -> TimingLock:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        self._fd.append(fd)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            self._fd.append(fd)
+        except BaseException:  # interrupted while waiting: closing the file releases any lock
+            os.close(fd)
+            raise
         return self
 
     def __exit__(self, *exc: object) -> None:
-        fd = self._fd.pop()
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
+        os.close(self._fd.pop())  # closing the only descriptor of the open file releases the lock
 
 
 def build_case(item: tuple[Path, BuildOptions, Callable[[str, str], None] | None, Path | None]) -> CaseOutcome:

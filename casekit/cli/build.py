@@ -53,6 +53,7 @@ def build(
     if not ok:
         raise UsageError(f"track {track!r} is not usable here: {why}", valid="casekit env check")
     files = case_files(paths)
+    _interrupt_on_sigterm()  # a cancelled job stops its workers and runs as Ctrl-C does
     opts = BuildOptions(build_dir, track, repeats, runner=runner,
                         limits=Limits(timeout_sec=timeout, memory_mb=memory_mb))
     with Progress(TextColumn("{task.description}", style="bold", markup=False), BarColumn(), MofNCompleteColumn(),
@@ -91,3 +92,12 @@ def build(
     console.print(", ".join(f"{n} {s}" for s, n in sorted(counts.items())) +
                   f"; records in {build_dir / track / 'records.jsonl'}")
     raise typer.Exit(0 if all(o.status in ("built", "skipped") for o in outcomes) else 1)
+
+
+def _interrupt_on_sigterm() -> None:
+    import signal
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, interrupt)

@@ -96,7 +96,7 @@ def reproduce(
     elif sample == "all":
         ids = sorted(records)
     else:
-        ids = sorted(filter(None, (s.strip() for s in sample.split(","))))
+        ids = sorted(set(filter(None, (s.strip() for s in sample.split(",")))))
         unknown = [i for i in ids if i not in records]
         if unknown:
             raise UsageError(f"not in the release: {', '.join(unknown[:5])}", valid="ids from its cases.jsonl")

@@ -4,38 +4,39 @@ Threads by default: each item's heavy work runs in its own sandboxed processes a
 only wait for them (evaluation).  With ``processes`` (builds, whose derivation and validation are
 Python in the caller and would hold one interpreter lock) the items run in ``jobs`` worker
 processes started by a fork server; their results come back to the caller as they finish, like
-Dask's.  An interrupt stops every worker's sandboxed runs before it returns.
+Dask's.  An interrupt, an error or a worker that dies ends every worker (each kills its sandboxed
+runs first) before the call returns.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import os
 import signal
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
+from casekit.errors import CasekitError
 from casekit.executors.base import ExecutorOptions
 
 
-def _stop(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt
-
-
-def _worker_init() -> None:
-    """A worker process ends its work as an interrupt would when the pool terminates it."""
-    signal.signal(signal.SIGTERM, _stop)
-
-
-def _call(fn: Callable[[Any], Any], item: Any) -> Any:
-    """``fn(item)`` in a worker process; an interrupt kills the sandboxed runs it started."""
+def _die(signum: int, frame: Any) -> None:
+    """SIGTERM in a worker: kill the sandboxed runs it started (their own sessions, which only
+    this process knows) and exit at once -- never go back to the queue for another item."""
     from casekit.runner import cgroups
 
     try:
-        return fn(item)
-    except KeyboardInterrupt:
         cgroups.kill_live()
-        raise
+    finally:
+        os._exit(1)
+
+
+def _worker_init() -> None:
+    """Workers leave Ctrl-C to the caller (which terminates them) and die on SIGTERM."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _die)
 
 
 class LocalExecutor:
@@ -59,20 +60,37 @@ class LocalExecutor:
         if not items:
             return
         pool = self._pool()
-        pending: dict[Future[Any], Any] = {
-            (pool.submit(_call, fn, item) if self.processes else pool.submit(fn, item)): item for item in items}
+        pending: dict[Future[Any], Any] = {pool.submit(fn, item): item for item in items}
         try:
             while pending:
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for f in done:
                     on_result(pending.pop(f), f.result())
-        except BaseException:
+        except BaseException as exc:
             for f in pending:
                 f.cancel()
             if self.processes:
-                for proc in list(getattr(pool, "_processes", {}).values()):  # each kills its runs
-                    proc.terminate()
-            cgroups.kill_live()  # the runs in flight end now, not when they would have
-            pool.shutdown(wait=True, cancel_futures=True)
+                _stop_workers(pool)
+                if isinstance(exc, BrokenProcessPool):
+                    raise CasekitError("a worker process died while building (killed for memory, or a crash in a "
+                                       "library); finished cases are kept and a rerun resumes",
+                                       valid="--jobs 1 to see which case, or more memory") from None
+            else:
+                cgroups.kill_live()  # the runs in flight end now, not when they would have
+                pool.shutdown(wait=True, cancel_futures=True)
             raise
         pool.shutdown(wait=True)
+
+
+def _stop_workers(pool: Executor) -> None:
+    """Terminate every worker (each kills its runs and exits), then reap them; a worker that
+    does not exit within 10 s is killed, so an interrupted or broken pool never hangs."""
+    procs = list(getattr(pool, "_processes", {}).values())
+    for proc in procs:
+        proc.terminate()
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        proc.join(10)
+        if proc.is_alive():
+            proc.kill()
+            proc.join(5)

@@ -120,3 +120,22 @@ def test_the_timing_lock_serialises_processes_and_threads(tmp_path: Path) -> Non
     for run in (spans[:4], spans[4:]):
         run.sort()
         assert all(a[1] <= b[0] for a, b in itertools.pairwise(run))
+
+
+def _die_on_one(x: int) -> int:
+    if x == 1:
+        import os
+
+        os._exit(9)  # a worker killed (out of memory, a crash in a library)
+    time.sleep(0.5)
+    return x
+
+
+def test_a_worker_that_dies_ends_the_build_at_once() -> None:
+    """A broken process pool is a clear error in the caller, promptly (every other worker is
+    terminated, never left running queued cases or hanging the shutdown)."""
+    t0 = time.monotonic()
+    with pytest.raises(CasekitError, match="worker process died"):
+        make(ExecutorOptions(kind="local", jobs=2, processes=True)).run(_die_on_one, list(range(8)),
+                                                                         lambda item, r: None)
+    assert time.monotonic() - t0 < 30

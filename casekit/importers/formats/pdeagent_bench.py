@@ -17,6 +17,7 @@ from casekit.domains import resolve
 from casekit.errors import CasekitError
 from casekit.families import FAMILIES
 from casekit.importers import IMPORTERS
+from casekit.solvers.settings import SolveSettings
 
 SIDES = {"x0": "left", "x1": "right", "y0": "bottom", "y1": "top", "z0": "bottom", "z1": "top"}
 SIDES_3D = {"x0": "left", "x1": "right", "y0": "front", "y1": "back", "z0": "bottom", "z1": "top"}
@@ -527,7 +528,8 @@ def _reference(cfg: dict[str, Any], calibration: dict[str, Any], diameter: float
     if calibration.get("dt") is not None and "dt" not in l2:
         # the anchor's references re-use the record's step, which leaves the calibration's time
         # error out of e_base; casekit's levels refine time with space, as its diagnostic runs do
-        cal_dt, cal_n = float(calibration["dt"]), calibration.get("cells_across", l2["cells_across"])
+        cal_dt = float(calibration["dt"])
+        cal_n = calibration.get("cells_across", SolveSettings().cells_across)  # what the calibration runs at
         for level in (l1, l2):
             level["dt"] = float(f"{cal_dt * cal_n / level['cells_across']:.6g}")
         out.note("repaired", "the reference levels have no time step: each refines the calibration's "
