@@ -41,27 +41,28 @@ class TimingLock:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._fd: list[int] = []
+        self._fd = -1
 
     def __enter__(self) -> TimingLock:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
-            self._fd.append(fd)
         except BaseException:  # interrupted while waiting: closing the file releases any lock
             os.close(fd)
             raise
+        self._fd = fd
         return self
 
     def __exit__(self, *exc: object) -> None:
-        os.close(self._fd.pop())  # closing the only descriptor of the open file releases the lock
+        fd, self._fd = self._fd, -1
+        os.close(fd)  # closing the only descriptor of the open file releases the lock
 
 
 def build_case(item: tuple[Path, BuildOptions, Callable[[str, str], None] | None, Path | None]) -> CaseOutcome:
     """Build one case (runs on the executor's workers; writes under the build directory).  With a
-    lock file, timed runs wait for every process of this machine holding it; without, for the
-    other threads of this process."""
+    lock file, timed runs wait for every process holding it (the workers of one build directory);
+    without, for the other threads of this process."""
     path, opts, progress, lock_file = item
     lock: AbstractContextManager[Any] = TimingLock(lock_file) if lock_file else _TIMING_LOCK
     return CaseBuild(path, opts, lock, progress or (lambda case, stage: None)).run()

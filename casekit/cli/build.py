@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import typer
@@ -53,7 +55,6 @@ def build(
     if not ok:
         raise UsageError(f"track {track!r} is not usable here: {why}", valid="casekit env check")
     files = case_files(paths)
-    _interrupt_on_sigterm()  # a cancelled job stops its workers and runs as Ctrl-C does
     opts = BuildOptions(build_dir, track, repeats, runner=runner,
                         limits=Limits(timeout_sec=timeout, memory_mb=memory_mb))
     with Progress(TextColumn("{task.description}", style="bold", markup=False), BarColumn(), MofNCompleteColumn(),
@@ -61,10 +62,11 @@ def build(
                   disable=not console_err.is_terminal) as progress:
         task = progress.add_task(f"build ({track})", total=len(files), last="")
         try:
-            outcomes = run_build(
-                paths, opts, jobs, executor=executor_options(executor, scheduler, jobs),
-                progress=lambda case, stage: progress.update(task, last=f"{case}: {stage}"),
-                done=lambda o: progress.update(task, advance=1, last=f"{o.case_id}: {o.status}"))
+            with _interrupt_on_sigterm():  # a cancelled job stops its workers and runs as Ctrl-C does
+                outcomes = run_build(
+                    paths, opts, jobs, executor=executor_options(executor, scheduler, jobs),
+                    progress=lambda case, stage: progress.update(task, last=f"{case}: {stage}"),
+                    done=lambda o: progress.update(task, advance=1, last=f"{o.case_id}: {o.status}"))
         except KeyboardInterrupt:
             progress.stop()
             console_err.print(f"interrupted: the cases that finished are in {build_dir / track / 'records.jsonl'}; "
@@ -94,10 +96,21 @@ def build(
     raise typer.Exit(0 if all(o.status in ("built", "skipped") for o in outcomes) else 1)
 
 
-def _interrupt_on_sigterm() -> None:
+@contextmanager
+def _interrupt_on_sigterm() -> Iterator[None]:
+    """SIGTERM raises KeyboardInterrupt while the build runs (the caller's handler is restored:
+    an in-process caller such as a test runner keeps its own)."""
     import signal
 
     def interrupt(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
 
-    signal.signal(signal.SIGTERM, interrupt)
+    try:
+        previous = signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:  # not the main thread: signals are the caller's business
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
