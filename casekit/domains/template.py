@@ -13,8 +13,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import jsonschema
-
 from casekit.domains.geometry import Box, Geometry
 from casekit.domains.geometry.carriers import clean
 from casekit.errors import CasekitError, Problem, pointer_join
@@ -86,20 +84,27 @@ class DomainTemplate:
     def defaults(self) -> dict[str, Any]:
         return {k: copy.deepcopy(v["default"]) for k, v in self.params.items()}
 
-    def check(self, params: Any) -> list[Problem]:
-        """Problems with ``params`` (pointers relative to the params object)."""
-        from casekit.schema import _problems  # one error formatter for every schema
-
+    def check(self, params: Any, *, schema: bool = True) -> list[Problem]:
+        """Problems with ``params`` (pointers relative to the params object).  ``schema=False``
+        skips the JSON-Schema check of types and ranges, for parameters that passed it when
+        their case was validated (a calibration solve reading casekit's own case_spec: importing
+        jsonschema would cost every sandboxed run); the constraints and the geometry are checked
+        either way."""
         if not isinstance(params, dict):
             return [Problem("domain parameters must be a mapping", check="domain")]
-        validator = jsonschema.Draft202012Validator(self.schema())
-        problems = [
-            Problem(p.message, p.pointer, valid=p.valid, check="domain")
-            for err in sorted(validator.iter_errors(params), key=lambda e: list(e.absolute_path))
-            for p in _problems(err)
-        ]
-        if problems:
-            return problems
+        if schema:
+            import jsonschema
+
+            from casekit.schema import _problems  # one error formatter for every schema
+
+            validator = jsonschema.Draft202012Validator(self.schema())
+            problems = [
+                Problem(p.message, p.pointer, valid=p.valid, check="domain")
+                for err in sorted(validator.iter_errors(params), key=lambda e: list(e.absolute_path))
+                for p in _problems(err)
+            ]
+            if problems:
+                return problems
         full = {**self.defaults(), **params}
         try:
             problems = self.constraints(full)
@@ -170,17 +175,19 @@ class Domain:
 
 
 def resolve(name: str, params: Mapping[str, Any] | None = None, *, case_id: str | None = None,
-            pointer: str = "/domain") -> Domain:
+            pointer: str = "/domain", validated: bool = False) -> Domain:
     """The domain ``name`` with ``params`` (missing ones take their defaults).
 
     Raises a :class:`CasekitError` naming the first bad parameter and what would be valid.
+    ``validated=True`` is for parameters of a validated case (solvers reading a case_spec that
+    casekit built): their schema is not checked again (see :meth:`DomainTemplate.check`).
     """
     try:
         template = DOMAINS.get(name)
     except CasekitError as exc:
         raise CasekitError(exc.message, pointer + "/template", case_id, valid=exc.valid) from None
     given = dict(params or {})
-    problems = template.check(given)
+    problems = template.check(given, schema=not validated)
     if problems:
         first = problems[0]
         raise CasekitError(

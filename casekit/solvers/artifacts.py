@@ -23,7 +23,7 @@ class OutputGrid:
         self.spec = case_spec
         self.grid = Grid.from_spec(case_spec["eval_grid"])
         dom = case_spec["domain"]
-        self.domain = resolve(dom["type"], dom["geometry_params"])
+        self.domain = resolve(dom["type"], dom["geometry_params"], validated=True)
         self.points = self.grid.points()
         self.inside = self.domain.inside(self.points)
 

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from casekit.domains import resolve
-from casekit.expr import as_expr, to_numpy
+from casekit.expr.tree import points_function
 from casekit.grid import Grid
 
 KINDS = ("zero", "dirichlet_first", "dirichlet_nearest", "initial", "forcing")
@@ -25,10 +25,9 @@ def applicable(kind: str, case_spec: dict[str, Any]) -> bool:
     return "ic" in case_spec if kind == "initial" else kind in KINDS
 
 
-def _evaluate(value: Any, pts: np.ndarray, t: float, variables: list[str], dim: int) -> np.ndarray:
+def _evaluate(value: Any, pts: np.ndarray, t: float, dim: int) -> np.ndarray:
     parts = value if isinstance(value, list) else [value]
-    cols = [np.broadcast_to(np.asarray(to_numpy(as_expr(v, variables=variables), dim)(pts, t), dtype=float),
-                            (len(pts),)) for v in parts]
+    cols = [points_function(v, dim)(pts, t) for v in parts]
     return np.column_stack(cols) if isinstance(value, list) else cols[0]
 
 
@@ -36,26 +35,25 @@ def _values(kind: str, case_spec: dict[str, Any], grid: Grid) -> np.ndarray:
     pts, dim = grid.points(), grid.dim
     time = case_spec["pde"].get("time")
     t = float(time["t_end"]) if time else 0.0
-    variables = ["x", "y", "z"][:dim] + (["t"] if time else [])
     bc = case_spec["bc"]
     entries = bc.get("dirichlet") or bc.get("robin") or bc.get("neumann") or []
     if kind == "zero" or (kind.startswith("dirichlet") and not entries):
         return np.zeros(len(pts))
     if kind == "dirichlet_first":
-        return _evaluate(entries[0]["value"], pts, t, variables, dim)
+        return _evaluate(entries[0]["value"], pts, t, dim)
     if kind == "dirichlet_nearest":
         dom = case_spec["domain"]
-        geometry = resolve(dom["type"], dom["geometry_params"]).geometry
+        geometry = resolve(dom["type"], dom["geometry_params"], validated=True).geometry
         dist = np.column_stack([geometry.tag_distance(e["tag"], pts) for e in entries])
         nearest = dist.argmin(axis=1)
-        stack = [_evaluate(e["value"], pts, t, variables, dim) for e in entries]
+        stack = [_evaluate(e["value"], pts, t, dim) for e in entries]
         if stack[0].ndim == 1:
             return np.choose(nearest, stack)
         return np.stack([np.choose(nearest, [s[:, i] for s in stack]) for i in range(stack[0].shape[1])], axis=1)
     if kind == "initial":
-        return _evaluate((case_spec.get("ic") or {"u": 0})["u"], pts, t, variables, dim)
+        return _evaluate((case_spec.get("ic") or {"u": 0})["u"], pts, t, dim)
     forcing = next(iter(case_spec["pde"].get("forcing", {"f": 0}).values()))
-    return _evaluate(forcing, pts, t, variables, dim)
+    return _evaluate(forcing, pts, t, dim)
 
 
 def arrays(kind: str, case_spec: dict[str, Any]) -> dict[str, np.ndarray]:
@@ -64,7 +62,7 @@ def arrays(kind: str, case_spec: dict[str, Any]) -> dict[str, np.ndarray]:
         raise ValueError(f"unknown baseline {kind!r} (valid: {', '.join(KINDS)})")
     grid = Grid.from_spec(case_spec["eval_grid"])
     dom = case_spec["domain"]
-    inside = resolve(dom["type"], dom["geometry_params"]).inside(grid.points())
+    inside = resolve(dom["type"], dom["geometry_params"], validated=True).inside(grid.points())
     values = np.asarray(_values(kind, case_spec, grid), dtype=float)
     comps = case_spec["output"].get("components")
     if comps:

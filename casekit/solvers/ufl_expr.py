@@ -1,76 +1,75 @@
-"""sympy trees (from casekit.expr) to live UFL expressions, by walking the tree (no eval)."""
+"""Syntax trees (:mod:`casekit.expr.syntax`) to live UFL expressions, by walking the tree (no eval,
+no sympy: this runs inside every sandboxed calibration solve)."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
-import sympy as sp
 import ufl
 
-from casekit.expr import COORDS, T
+from casekit.expr.syntax import VARIABLES, Node, fold
 
 _FUNCS = {
-    sp.sin: ufl.sin, sp.cos: ufl.cos, sp.tan: ufl.tan, sp.asin: ufl.asin, sp.acos: ufl.acos,
-    sp.atan: ufl.atan, sp.sinh: ufl.sinh, sp.cosh: ufl.cosh, sp.tanh: ufl.tanh, sp.exp: ufl.exp,
-    sp.log: ufl.ln, sp.sign: ufl.sign,
+    "sin": ufl.sin, "cos": ufl.cos, "tan": ufl.tan, "asin": ufl.asin, "acos": ufl.acos, "atan": ufl.atan,
+    "sinh": ufl.sinh, "cosh": ufl.cosh, "tanh": ufl.tanh, "exp": ufl.exp, "log": ufl.ln, "sign": ufl.sign,
+    "sqrt": ufl.sqrt, "abs": abs,
 }
 
 
-def to_ufl(expr: Any, x: Any, t: Any = None, symbols: Mapping[str, Any] | None = None) -> Any:
-    """``expr`` as UFL over the spatial coordinate ``x``, time ``t`` (a Constant) and named symbols."""
+def _power(base: Any, exponent: Any, node: Node) -> Any:
+    e = node.args[1]
+    if e.op == "num" and isinstance(e.value, int):
+        return base**e.value
+    if e.op == "num" and e.value == 0.5:
+        return ufl.sqrt(base)
+    if e.op == "neg" and e.args[0].op == "num" and isinstance(e.args[0].value, int):
+        return 1.0 / base ** e.args[0].value
+    return base**exponent
+
+
+def to_ufl(tree: Node, x: Any, t: Any = None, symbols: Mapping[str, Any] | None = None) -> Any:
+    """``tree`` as UFL over the spatial coordinate ``x``, time ``t`` (a Constant) and named symbols."""
     symbols = symbols or {}
 
-    def walk(e: sp.Basic) -> Any:
-        if e.is_Number:
-            return float(e)
-        if e is sp.pi:
+    def visit(node: Node, args: list[Any]) -> Any:
+        op = node.op
+        if op == "num":
+            return float(node.value)  # type: ignore[arg-type]
+        if op == "const":
             return ufl.pi
-        if e is sp.E:
-            return math.e
-        if isinstance(e, sp.Symbol):
-            if e in COORDS:
-                return x[COORDS.index(e)]
-            if e == T:
+        if op == "var":
+            name = str(node.value)
+            if name == "t":
                 if t is None:
                     raise ValueError("a time-dependent expression in a steady problem")
                 return t
-            if e.name in symbols:
-                return symbols[e.name]
-            raise ValueError(f"no value for symbol {e.name!r}")
-        if isinstance(e, sp.Add):
-            out = walk(e.args[0])
-            for a in e.args[1:]:
-                out = out + walk(a)
+            if name in VARIABLES:
+                return x[VARIABLES.index(name)]
+            if name in symbols:
+                return symbols[name]
+            raise ValueError(f"no value for symbol {name!r}")
+        if op == "neg":
+            return -args[0]
+        if op == "+":
+            return args[0] + args[1]
+        if op == "-":
+            return args[0] - args[1]
+        if op == "*":
+            return args[0] * args[1]
+        if op == "/":
+            return args[0] / args[1]
+        if op == "**":
+            return _power(args[0], args[1], node)
+        name = str(node.value)
+        if name == "atan2":
+            return ufl.atan2(args[0], args[1])
+        if name in ("min", "max"):
+            f = ufl.min_value if name == "min" else ufl.max_value
+            out = args[0]
+            for a in args[1:]:
+                out = f(out, a)
             return out
-        if isinstance(e, sp.Mul):
-            out = walk(e.args[0])
-            for a in e.args[1:]:
-                out = out * walk(a)
-            return out
-        if isinstance(e, sp.Pow):
-            base, exp = e.args
-            if exp == sp.S.Half:
-                return ufl.sqrt(walk(base))
-            if exp.is_Integer:
-                n = int(exp)
-                b = walk(base)
-                return b**n if n >= 0 else 1.0 / b ** (-n)
-            return walk(base) ** walk(exp)
-        if isinstance(e, sp.Abs):
-            return abs(walk(e.args[0]))
-        if isinstance(e, sp.atan2):
-            return ufl.atan2(walk(e.args[0]), walk(e.args[1]))
-        if isinstance(e, (sp.Min, sp.Max)):
-            f = ufl.min_value if isinstance(e, sp.Min) else ufl.max_value
-            out = walk(e.args[0])
-            for a in e.args[1:]:
-                out = f(out, walk(a))
-            return out
-        func = _FUNCS.get(type(e))
-        if func is not None:
-            return func(walk(e.args[0]))
-        raise ValueError(f"cannot express {type(e).__name__} in UFL")
+        return _FUNCS[name](args[0])
 
-    return walk(sp.sympify(expr))
+    return fold(tree, visit)

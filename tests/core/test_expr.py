@@ -224,3 +224,88 @@ def test_an_unknown_head_is_compiled_not_walked() -> None:
     assert not numeric.supported(e)
     got = to_numpy(e, 2)(np.array([[0.25, 1.0], [0.75, 1.0]]))
     assert np.allclose(got, [1.0, 2.0])
+
+
+# -- the syntax tree (what solvers evaluate, without sympy) ---------------------------------
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_exprs())
+def test_the_syntax_tree_evaluates_as_the_sympy_tree_of_the_same_text(e: sp.Expr) -> None:
+    """A calibration solver evaluates the text as written (casekit.expr.tree, numpy) and as UFL
+    (casekit.solvers.ufl_expr); both must agree with the sympy tree that derivation and
+    validation read from the same text."""
+    from casekit.expr.syntax import parse_tree
+    from casekit.expr.tree import points_function
+
+    if e.has(sp.zoo, sp.nan, sp.oo, sp.I):
+        return
+    assume(all(abs(p.exp) <= 32 for p in e.atoms(sp.Pow) if p.exp.is_Number and not p.base.is_Number))
+    text = to_text(e)
+    pts = np.array([[0.1, 0.7], [0.45, 0.3], [0.9, 0.95]])
+    with np.errstate(all="ignore"):
+        expected = to_numpy(parse(text), 2)(pts, t=0.3)
+        got = points_function(text, 2)(pts, t=0.3)
+    finite = np.isfinite(expected) & (np.abs(expected) < 1e12)
+    assert np.allclose(got[finite], expected[finite], rtol=1e-11, atol=1e-11)
+    tree = parse_tree(text)
+    for i, (x, y) in enumerate(pts):
+        if finite[i]:
+            assert _ufl_value(tree, x, y, 0.3) == pytest.approx(expected[i], rel=1e-9, abs=1e-9)
+
+
+def _ufl_value(tree, x: float, y: float, t: float) -> float:
+    """casekit.solvers.ufl_expr.to_ufl with numbers for x, y, t (UFL itself is not needed to
+    check the walk: its operators are the ones a float has)."""
+    import importlib
+    import sys
+    import types
+
+    fake = types.ModuleType("ufl")
+    for name in ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "exp", "sqrt", "atan2"):
+        setattr(fake, name, getattr(math, name))
+    fake.ln, fake.pi = math.log, math.pi
+    fake.sign = _FakeUfl.sign
+    fake.max_value, fake.min_value = _FakeUfl.max_value, _FakeUfl.min_value
+    saved = sys.modules.get("ufl")
+    sys.modules["ufl"] = fake
+    try:
+        sys.modules.pop("casekit.solvers.ufl_expr", None)
+        module = importlib.import_module("casekit.solvers.ufl_expr")
+        with np.errstate(all="ignore"):
+            return float(module.to_ufl(tree, [x, y], t))
+    finally:
+        sys.modules.pop("casekit.solvers.ufl_expr", None)
+        if saved is not None:
+            sys.modules["ufl"] = saved
+        else:
+            sys.modules.pop("ufl", None)
+
+
+def test_a_sum_of_thousands_of_terms_is_parsed_and_evaluated_without_recursion() -> None:
+    from casekit.expr.tree import points_function
+
+    text = " + ".join(f"{i}*x*y" for i in range(1, 660))  # 3953 tokens: the most allowed is 4000
+    assert parse(text) == sp.Integer(sum(range(1, 660))) * X * Y
+    assert points_function(text, 2)(np.array([[1.0, 2.0]]))[0] == pytest.approx(2 * sum(range(1, 660)))
+
+
+def test_solver_runtime_modules_import_without_sympy_or_jsonschema() -> None:
+    """What every sandboxed calibration solve imports (expressions, domains and their masks,
+    output artifacts, the baselines) loads neither sympy nor jsonschema: each would cost every
+    run a tenth to a third of a second before the solve."""
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "from casekit.expr.syntax import parse_tree\n"
+            "from casekit.expr.tree import points_function\n"
+            "from casekit.solvers import artifacts, baselines\n"
+            "from casekit.domains import resolve\n"
+            "from casekit.domains.meshing import MeshOptions\n"
+            "import casekit.domains.templates\n"
+            "for name in ('annulus', 'star', 'l_shape', 'unit_cube'):\n"
+            "    d = resolve(name, {}, validated=True)\n"
+            "    d.inside(__import__('numpy').zeros((4, d.dim)))\n"
+            "print(sorted(m for m in ('sympy', 'jsonschema') if m in sys.modules))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"

@@ -8,13 +8,20 @@ onto them (curved carriers have none: data on them are composed with a warp inst
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import sympy as sp
 
-from casekit.expr import X, Y, Z
+if TYPE_CHECKING:  # sympy is imported where a level set or normal is built (derivation), never by
+    import sympy as sp  # meshing or masking, which run inside every sandboxed calibration solve
 
 Point = tuple[float, float]
+
+
+def _coords(dim: int) -> tuple[sp.Symbol, ...]:
+    from casekit.expr import X, Y, Z
+
+    return (X, Y, Z)[:dim]
 
 
 @dataclass(frozen=True)
@@ -25,7 +32,9 @@ class LineCarrier:
     normal: tuple[float, ...]  # unit, outward
 
     def level_set(self) -> sp.Expr:
-        coords = (X, Y, Z)[: len(self.point)]
+        import sympy as sp
+
+        coords = _coords(len(self.point))
         return sp.Add(*[num(n) * (c - num(p)) for n, c, p in zip(self.normal, coords, self.point, strict=True)])
 
     def normal_expr(self) -> tuple[sp.Expr, ...]:
@@ -34,7 +43,7 @@ class LineCarrier:
     def projection(self) -> dict[sp.Symbol, sp.Expr] | None:
         """Substitution that maps a point to its orthogonal projection on the carrier."""
         d = self.level_set()
-        coords = (X, Y, Z)[: len(self.point)]
+        coords = _coords(len(self.point))
         return {c: c - num(n) * d for c, n in zip(coords, self.normal, strict=True)}
 
     def key(self) -> tuple:
@@ -57,10 +66,12 @@ class CircleCarrier:
     outward: int  # +1: the domain is inside the circle; -1: outside (a hole)
 
     def level_set(self) -> sp.Expr:
+        X, Y = _coords(2)
         cx, cy = (num(v) for v in self.center)
         return ((X - cx) ** 2 + (Y - cy) ** 2 - num(self.radius) ** 2) / (2 * num(self.radius))
 
     def normal_expr(self) -> tuple[sp.Expr, ...]:
+        X, Y = _coords(2)
         cx, cy = (num(v) for v in self.center)
         r = num(self.radius)
         return (self.outward * (X - cx) / r, self.outward * (Y - cy) / r)
@@ -84,11 +95,15 @@ class EllipseCarrier:
     outward: int  # +1: the domain is inside; -1: outside (a hole)
 
     def level_set(self) -> sp.Expr:
+        X, Y = _coords(2)
         (cx, cy), (a, b) = (tuple(num(v) for v in p) for p in (self.center, self.semi_axes))
         # scaled so that it grows like the distance to the curve near its ends on the x axis
         return ((X - cx) ** 2 / a**2 + (Y - cy) ** 2 / b**2 - 1) * a / 2
 
     def normal_expr(self) -> tuple[sp.Expr, ...]:
+        import sympy as sp
+
+        X, Y = _coords(2)
         (cx, cy), (a, b) = (tuple(num(v) for v in p) for p in (self.center, self.semi_axes))
         gx, gy = (X - cx) / a**2, (Y - cy) / b**2
         norm = sp.sqrt(gx**2 + gy**2)
@@ -111,7 +126,9 @@ Carrier = LineCarrier | CircleCarrier | EllipseCarrier
 
 def normals_at(carrier: Carrier, pts: np.ndarray) -> np.ndarray:
     """The carrier's outward unit normals at points on it, shape (len(pts), dim)."""
-    coords = (X, Y, Z)[: pts.shape[1]]
+    import sympy as sp
+
+    coords = _coords(pts.shape[1])
     fn = sp.lambdify(coords, list(carrier.normal_expr()), "numpy")
     comps = np.broadcast_arrays(*fn(*pts.T), pts[:, 0])[:-1]
     return np.stack(comps, axis=1).astype(float)
@@ -119,6 +136,8 @@ def normals_at(carrier: Carrier, pts: np.ndarray) -> np.ndarray:
 
 def num(v: float) -> sp.Expr:
     """A float as a sympy number, exact when it is a short decimal or integer."""
+    import sympy as sp
+
     if float(v).is_integer():
         return sp.Integer(int(v))
     r = sp.Rational(repr(float(v)))

@@ -17,7 +17,6 @@ from typing import Any
 import dolfinx_solver  # noqa: F401  (must come before dolfinx: it orders MPI first)
 import ffcx
 import numpy as np
-import sympy as sp
 import ufl
 from dolfinx import fem, jit
 from dolfinx.fem import IntegralType
@@ -31,8 +30,8 @@ from ufl.algorithms import estimate_total_polynomial_degree, expand_derivatives
 
 from casekit.domains import resolve
 from casekit.domains.meshing import MeshOptions, gmsh_model
-from casekit.expr import as_expr, exact
-from casekit.expr.printers import to_numpy
+from casekit.expr.syntax import Node, as_tree
+from casekit.expr.tree import points_function
 from casekit.solvers.settings import SolveSettings
 from casekit.solvers.ufl_expr import to_ufl
 from casekit.tracks.dolfinx.solvers.structured import structured_mesh
@@ -56,7 +55,7 @@ class Problem:
         self.spec = case_spec
         self.settings = SolveSettings.for_case(settings, case_spec)
         dom = case_spec["domain"]
-        self.domain = resolve(dom["type"], dom["geometry_params"])
+        self.domain = resolve(dom["type"], dom["geometry_params"], validated=True)
         self.dim = self.domain.dim
         # affine cells where every edge is straight (a second-order geometry costs time, not error)
         order = self.settings.geometry if self.domain.geometry.curved() else 1
@@ -117,17 +116,18 @@ class Problem:
         return compile_together(self.mesh, capped)
 
     # -- expressions ---------------------------------------------------------------------
-    def sym(self, value: Any, params: tuple[str, ...] = ()) -> Any:
-        """A case_spec value (number, expression, or component list) as sympy."""
+    def tree(self, value: Any, params: tuple[str, ...] = ()) -> Any:
+        """A case_spec value (number, expression, or component list) as a syntax tree (a tuple of
+        them for a component list)."""
         if isinstance(value, list):
-            return tuple(exact(as_expr(v, variables=self.variables, params=params)) for v in value)
-        return exact(as_expr(value, variables=self.variables, params=params))
+            return tuple(as_tree(v, variables=self.variables, params=params) for v in value)
+        return as_tree(value, variables=self.variables, params=params)
 
     def ufl(self, value: Any, symbols: dict[str, Any] | None = None, t: Any = None) -> Any:
         """A case_spec value as UFL (a vector for component lists), at time ``t`` (a Constant;
         default: the problem's current time ``self.t``)."""
         params = tuple(symbols or ())
-        s = self.sym(value, params)
+        s = self.tree(value, params)
         t = self.t if t is None else t
         out = (ufl.as_vector([to_ufl(c, self.x, t, symbols) for c in s]) if isinstance(s, tuple)
                else ufl.as_ufl(to_ufl(s, self.x, t, symbols)))
@@ -161,7 +161,7 @@ class Problem:
 
     def dirichlet(self, space: Any, value: Any, tag: str) -> Dirichlet:
         """u = value on ``tag`` for ``space`` (a space or a sub-space of a mixed/vector space);
-        ``value`` is a case_spec value or a sympy expression."""
+        ``value`` is a case_spec value or a syntax tree."""
         collapsed = space.collapse()[0] if space.component() else space
         g = fem.Function(collapsed)
         facets = self.facets(tag)
@@ -176,12 +176,12 @@ class Problem:
         return Dirichlet(bc, g, values, cells)
 
     def values(self, value: Any) -> Callable[[np.ndarray], np.ndarray]:
-        """A case_spec value (or a sympy expression) as a numpy function of interpolation points
+        """A case_spec value (or a syntax tree) as a numpy function of interpolation points
         ``x`` (3, N) at the problem's current time ``self.t``: values (N,) or, for a component
         list, (k, N)."""
-        s = value if isinstance(value, sp.Basic) else self.sym(value)
+        s = value if isinstance(value, Node) else self.tree(value)
         parts = s if isinstance(s, tuple) else (s,)
-        functions = [to_numpy(c, self.dim) for c in parts]
+        functions = [points_function(c, self.dim) for c in parts]
 
         def evaluate(x: np.ndarray) -> np.ndarray:
             points, t = x[: self.dim].T, float(self.t.value)

@@ -78,11 +78,9 @@ def integrate(p: Problem, space: Any, residual: Residual, stats: Stats, *, linea
 
 def depends_on_time(p: Problem, *params: str) -> bool:
     """Whether any of the named parameters varies in time (its matrix then changes per step)."""
-    from casekit.expr import T
-
     for name in params:
-        value = p.sym(p.spec["pde"]["params"][name], ("u",))
+        value = p.tree(p.spec["pde"]["params"][name], ("u",))
         parts = value if isinstance(value, tuple) else (value,)
-        if any(getattr(c, "free_symbols", set()) & {T} for c in parts):
+        if any("t" in c.names() for c in parts):
             return True
     return False

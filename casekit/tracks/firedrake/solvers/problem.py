@@ -8,7 +8,7 @@ import firedrake as fd
 import numpy as np
 import ufl
 
-from casekit.expr import as_expr, exact
+from casekit.expr.syntax import as_tree
 from casekit.solvers.settings import SolveSettings
 from casekit.solvers.ufl_expr import to_ufl
 from casekit.tracks.firedrake.solvers import MESH
@@ -28,7 +28,7 @@ def curved(mesh: Any, order: int, case_spec: dict[str, Any]) -> Any:
     from casekit.domains import resolve
 
     dom = case_spec["domain"]
-    geometry = resolve(dom["type"], dom["geometry_params"]).geometry
+    geometry = resolve(dom["type"], dom["geometry_params"], validated=True).geometry
     pieces = [p.segment for p in geometry.pieces()] if order >= 2 and geometry.curved() else []
     curves = [s for s in pieces if s.curved]
     if not curves:
@@ -97,8 +97,8 @@ class Problem:
     def ufl(self, value: Any, symbols: dict[str, Any] | None = None, t: Any = None) -> Any:
         params = tuple(symbols or ())
         parts = value if isinstance(value, list) else [value]
-        syms = [exact(as_expr(v, variables=("x", "y", "z", "t"), params=params)) for v in parts]
-        out = [to_ufl(s, self.x, self.t if t is None else t, symbols) for s in syms]
+        trees = [as_tree(v, variables=("x", "y", "z", "t"), params=params) for v in parts]
+        out = [to_ufl(s, self.x, self.t if t is None else t, symbols) for s in trees]
         return ufl.as_vector(out) if isinstance(value, list) else ufl.as_ufl(out[0])
 
     def param(self, name: str, symbols: dict[str, Any] | None = None, t: Any = None) -> Any:

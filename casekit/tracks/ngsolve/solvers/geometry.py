@@ -69,7 +69,7 @@ def periodic_pairs(case_spec: dict[str, Any], geometry: Any) -> list[Any]:
 def shape(case_spec: dict[str, Any]) -> tuple[Any, int, float]:
     """(OCC shape with named boundary parts, dimension, diameter) of the case's domain."""
     dom = case_spec["domain"]
-    geometry = resolve(dom["type"], dom["geometry_params"]).geometry
+    geometry = resolve(dom["type"], dom["geometry_params"], validated=True).geometry
     if isinstance(geometry, Box):
         box = occ.Box(occ.Pnt(*geometry.lo), occ.Pnt(*geometry.hi))
         for tag in geometry.tags():
@@ -103,7 +103,7 @@ def mesh(case_spec: dict[str, Any], cells_across: int, order: int) -> Any:
     geo = occ.OCCGeometry(s, dim=dim)
     ngmesh = geo.GenerateMesh(maxh=diameter / cells_across)
     dom = case_spec["domain"]
-    geometry = resolve(dom["type"], dom["geometry_params"]).geometry
+    geometry = resolve(dom["type"], dom["geometry_params"], validated=True).geometry
     pairs = periodic_pairs(case_spec, geometry) if dim == 2 else []
     identified = {nr for _, _, nr in ngmesh.GetIdentifications()}
     if len(identified) < len(pairs):  # netgen drops an identification it cannot match silently

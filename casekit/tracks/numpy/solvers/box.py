@@ -64,7 +64,7 @@ class Box:
         self.index = np.arange(self.size).reshape(self.shape)
 
         # every face of a non-periodic axis carries the tag nearest to its centre
-        geometry = resolve(dom["type"], dom["geometry_params"]).geometry
+        geometry = resolve(dom["type"], dom["geometry_params"], validated=True).geometry
         tags = list(dom["boundary_tags"])
         self.faces: dict[tuple[int, int], str] = {}
         for a in range(self.dim):
