@@ -164,10 +164,10 @@ class Case:
 
     def __init__(self, record: dict[str, Any]) -> None:
         from casekit.build import references
+        from casekit.build.pipeline import calibration_settings
         from casekit.derive import derive
         from casekit.importers import IMPORTERS
         from casekit.model.source import CaseSource
-        from casekit.solvers.settings import SolveSettings
         from casekit.validate import check_source
 
         self.id = record["id"]
@@ -181,7 +181,7 @@ class Case:
         source = CaseSource.from_dict(imported.source)
         self.derived = derive(source)
         self.spec = self.derived.case_spec()
-        self.settings = SolveSettings.from_dict(source.calibration).to_dict()
+        self.settings = calibration_settings(source)
         self.mask = references.grid_mask(self.derived)
         self.reference = references.manufactured(self.derived)
         self.casekit: list[tuple[float, float, int]] = []  # (seconds, error, dofs) per round

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
+from casekit.build.pipeline import STAGES
+
 
 def load(build_dir: Path) -> dict[str, list[dict]]:
     by_track: dict[str, list[dict]] = defaultdict(list)
@@ -42,9 +44,7 @@ def fmt(v: float | None, spec: str = ".1e") -> str:
 def table(track: str, rows: list[dict]) -> None:
     print(f"\n## {track}: {len(rows)} cases")
     stages = sorted({k for r in rows for k in r.get("stage_seconds", {})},
-                    key=lambda k: ["derive", "validate", "mesh", "reference", "calibration", "trial", "agreement",
-                                   "record"].index(k) if k in ("derive", "validate", "mesh", "reference", "calibration",
-                                                               "trial", "agreement", "record") else 99)
+                    key=lambda k: STAGES.index(k) if k in STAGES else 99)
     head = (f"{'family':22s} {'built':>5s} {'rej':>4s} {'fail':>4s} {'e_base med':>10s} {'p95':>8s} {'max':>8s} "
             f"{'t_base med':>10s} " + " ".join(f"{s[:9]:>9s}" for s in stages) + f" {'non-FEM':>8s} {'x-track':>8s}")
     print(head)

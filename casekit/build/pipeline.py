@@ -24,7 +24,6 @@ from casekit.build import cheaters, references
 from casekit.build.cache import StageCache, key
 from casekit.build.machine import environment, machine
 from casekit.derive import derive
-from casekit.domains.meshing import MeshOptions, generate, quality
 from casekit.errors import CasekitError
 from casekit.execution import execute
 from casekit.ids import public_id
@@ -47,7 +46,7 @@ from casekit.validate import check_source
 #: does (the calibration solvers import no sympy; a submission that does pays for it)
 TIMING_PROTOCOL = 4
 
-STAGES = ("derive", "validate", "mesh", "reference", "calibration", "trial", "agreement", "record")
+STAGES = ("derive", "validate", "reference", "calibration", "trial", "agreement", "record")
 
 
 @dataclass
@@ -159,9 +158,7 @@ class CaseBuild:
         # the list of tracks is not (adding a track to a case keeps its other tracks' builds)
         content = {k: v for k, v in source.to_dict().items() if k != "tracks"}
         self.source_key = key("source", content, self.spec, __version__)
-        self.settings = SolveSettings.from_dict(source.calibration).to_dict()
-        with self._stage("mesh"):
-            mesh_info = self._mesh()
+        self.settings = calibration_settings(source)
         with self._stage("reference"):
             ref, intermediate, ref_config = self._reference()
         with self._stage("calibration"):
@@ -193,25 +190,9 @@ class CaseBuild:
         with self._stage("agreement"):
             self._agreement(cal["arrays"], tau["tau_acc"])
         with self._stage("record"):
-            self._record(ref, cal, e_base, tau, refinement, ref_config, mesh_info, trial, targets)
+            self._record(ref, cal, e_base, tau, refinement, ref_config, trial, targets)
 
     # -- stages --------------------------------------------------------------------------
-    def _mesh(self) -> dict[str, Any]:
-        s = SolveSettings.from_dict(self.source.calibration)
-        options = MeshOptions(cells_across=s.cells_across, order=s.geometry, cell=s.cell)
-        k = key("mesh", self.source.domain.to_dict(), options.__dict__, __version__)
-
-        def write(tmp: Path) -> None:
-            q = quality(generate(self.d.domain, options))
-            if not q.ok:
-                raise Rejected("rejected", f"the mesh of {self.d.domain.name} has {q.inverted} inverted cells")
-            write_json(tmp / "mesh.json", {"cells": q.num_cells, "min_angle_deg": q.min_angle_deg,
-                                           "min_relative_measure": q.min_relative_measure})
-
-        entry, cached = self.cache.get_or_put("mesh", k, write)
-        self._cached("mesh", cached)
-        return read_json(entry / "mesh.json")
-
     def _reference(self) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray] | None, dict[str, Any]]:
         """(reference, intermediate level or None, reference_config)."""
         if self.source.manufactured:
@@ -368,8 +349,8 @@ class CaseBuild:
         return results
 
     def _record(self, ref: dict[str, np.ndarray], cal: dict[str, Any], e_base: float, tau: dict[str, float],
-                refinement: dict[str, Any] | None, ref_config: dict[str, Any], mesh_info: dict[str, Any],
-                trial: dict[str, Any], targets: dict[str, dict[str, float]]) -> None:
+                refinement: dict[str, Any] | None, ref_config: dict[str, Any], trial: dict[str, Any],
+                targets: dict[str, dict[str, float]]) -> None:
         d, source = self.d, self.source
         out_dir = self.case_dir()
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -379,7 +360,7 @@ class CaseBuild:
             construction_method="manufactured" if source.manufactured else "numerical_reference",
             reference_config=ref_config,
             calibration_config={**self.settings, "track": self.opts.track, "repeats": self.opts.repeats,
-                                "mesh": mesh_info},
+                                "mesh": solver_mesh(cal["meta"])},
             reference_path=f"{source.id}/reference.npz",
             calibration_path=f"{source.id}/calibration.npz",
             thresholds=Thresholds(**tau),
@@ -462,6 +443,25 @@ class _Timer:
 
     def __exit__(self, *exc: object) -> None:
         self.into[self.name] = self.into.get(self.name, 0.0) + time.perf_counter() - self.t0
+
+
+def solver_mesh(meta: dict[str, Any]) -> dict[str, Any]:
+    """What the calibration solver reports of the mesh it solved on (cells, degrees of freedom):
+    the record describes the calibration's own discretisation, whichever mesher made it."""
+    info = meta.get("solver_info") or {}
+    return {k: info[k] for k in ("cells", "dofs") if isinstance(info.get(k), int | float)}
+
+
+def calibration_settings(source: CaseSource) -> dict[str, Any]:
+    """The calibration's private settings: the case source's ``calibration`` block, with the mesh
+    graded towards re-entrant corners only where a solution may be singular there -- a
+    manufactured solution is smooth everywhere, so its calibration refines no corner unless the
+    source asks (an engineer who knows the solution is smooth would not spend degrees of freedom
+    there; a no-exact case's solution has the corner singularity)."""
+    given = dict(source.calibration or {})
+    if source.manufactured:
+        given.setdefault("corner_refinement", False)
+    return SolveSettings.from_dict(given).to_dict()
 
 
 def collect_records(build_dir: Path, track: str) -> list[dict[str, Any]]:

@@ -36,14 +36,16 @@ class MeshOptions:
     """How fine and of what kind a mesh is.
 
     ``cells_across`` is the target number of cells across the domain's diameter
-    (h = diameter / cells_across).  ``refine`` makes cells 4x smaller near the template's
-    refinement points (re-entrant corners) and puts at least 16 nodes on every circle.
+    (h = diameter / cells_across).  ``refine`` puts at least 16 nodes on every circle and, with
+    ``corners``, makes cells 4x smaller near the template's refinement points (re-entrant
+    corners).
     """
 
     cells_across: int = 20
     order: int = 1
     cell: str = "simplex"
     refine: bool = True
+    corners: bool = True
 
     def __post_init__(self) -> None:
         if not 2 <= self.cells_across <= 4000:
@@ -160,7 +162,8 @@ _GMSH_LOCK = threading.RLock()
 
 def _build_and_mesh(domain: Domain, options: MeshOptions) -> None:
     _fixed_options()
-    model.script(domain.geometry, cell=options.cell, refine=options.refine).run(gmsh, options.h(domain))
+    model.script(domain.geometry, cell=options.cell, refine=options.refine,
+                 corners=options.corners).run(gmsh, options.h(domain))
     try:
         gmsh.model.mesh.generate(domain.dim)
         if options.cell == "quad" and domain.dim == 2 and not model.structured(domain.geometry, options.cell):

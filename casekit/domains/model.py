@@ -12,9 +12,10 @@ from casekit.domains.gmsh_script import H, Ref, Script, at_least, rounded
 DOMAIN_GROUP = "domain"
 
 
-def script(geometry: Geometry, *, cell: str = "simplex", refine: bool = True) -> Script:
-    """The domain's gmsh script for ``cell`` kind cells; ``refine`` makes cells 4x smaller near
-    the refinement points and puts at least 16 nodes on every curve (small holes)."""
+def script(geometry: Geometry, *, cell: str = "simplex", refine: bool = True, corners: bool = True) -> Script:
+    """The domain's gmsh script for ``cell`` kind cells; ``refine`` puts at least 16 nodes on
+    every curve (small holes) and, with ``corners``, makes cells 4x smaller near the refinement
+    points (re-entrant corners)."""
     s = Script()
     s.model("option.setNumber", "Mesh.MeshSizeMax", H)
     s.model("option.setNumber", "Mesh.MeshSizeMin", 0.0)
@@ -27,7 +28,7 @@ def script(geometry: Geometry, *, cell: str = "simplex", refine: bool = True) ->
         t = [*pair.translation, 0.0, 0.0][:3]
         affine = [1, 0, 0, t[0], 0, 1, 0, t[1], 0, 0, 1, t[2], 0, 0, 0, 1]
         s.model("model.mesh.setPeriodic", bdim, boundary[pair.target], boundary[pair.source], affine)
-    if refine and refine_ids:
+    if refine and corners and refine_ids:
         _refine_field(s, refine_ids)
     return s
 

@@ -69,8 +69,8 @@ def charts(case_spec: dict[str, Any]) -> list[dict[str, Any]]:
     return resolve(dom["type"], dom["geometry_params"]).geometry.charts()
 
 
-def mesh_text(case_spec: dict[str, Any], cells_across: int, cell: str = "simplex") -> str:
+def mesh_text(case_spec: dict[str, Any], cells_across: int, cell: str = "simplex", corners: bool = True) -> str:
     dom = case_spec["domain"]
     domain = resolve(dom["type"], dom["geometry_params"])
-    mesh = generate(domain, MeshOptions(cells_across=cells_across, order=1, cell=cell))
+    mesh = generate(domain, MeshOptions(cells_across=cells_across, order=1, cell=cell, corners=corners))
     return to_msh22(mesh, boundary_ids(case_spec))

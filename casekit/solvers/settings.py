@@ -21,6 +21,10 @@ class SolveSettings:
     #: order of the geometry (2: curved cells that follow circular boundaries); default
     #: min(degree, 2), so curved boundaries do not limit the convergence of P2
     geometry_order: int | None = None
+    #: grade the mesh towards the domain's re-entrant corners (cells 4x smaller there), where a
+    #: solution is singular; a build sets it off for manufactured solutions, which are smooth
+    #: there, so that the calibration spends no degrees of freedom on a singularity that is not
+    corner_refinement: bool = True
 
     @classmethod
     def from_dict(cls, data: dict[str, Any] | None) -> SolveSettings:

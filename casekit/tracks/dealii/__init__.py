@@ -106,14 +106,15 @@ class DealiiTrack(Track):
                                valid=", ".join(solver.families())) from None
         return {solver.PROGRAM: self._program(),
                 "settings.json": json.dumps(text, sort_keys=True).encode(),
-                "calibration_mesh.msh": mesh_text(case_spec, st.cells_across, st.cell).encode()}
+                "calibration_mesh.msh": mesh_text(case_spec, st.cells_across, st.cell,
+                                                            st.corner_refinement).encode()}
 
     def calibration_submission(self, settings: dict[str, Any], case_spec: dict[str, Any]) -> dict[str, bytes]:
         from casekit.solvers.settings import SolveSettings
 
         st = SolveSettings.from_dict(settings)
         text = solver.settings_json(case_spec, settings, mesh="embedded")
-        mesh = mesh_text(case_spec, st.cells_across, st.cell)
+        mesh = mesh_text(case_spec, st.cells_across, st.cell, st.corner_refinement)
         return {"solver.cpp": solver.single_source(text, mesh).encode()}
 
     def prepare(self, files: dict[str, bytes], work: Path, *, runner: str = "local",

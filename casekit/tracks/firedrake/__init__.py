@@ -41,7 +41,8 @@ class FiredrakeTrack(PythonTrack):
 
         st = SolveSettings.from_dict(settings)
         files = super().calibration_files(settings, case_spec)
-        files["calibration_mesh.msh"] = mesh_text(case_spec, st.cells_across, st.cell).encode()
+        files["calibration_mesh.msh"] = mesh_text(case_spec, st.cells_across, st.cell,
+                                                       st.corner_refinement).encode()
         return files
 
     def calibration_submission(self, settings: dict[str, Any], case_spec: dict[str, Any]) -> dict[str, bytes]:

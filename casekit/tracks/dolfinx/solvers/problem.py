@@ -59,7 +59,8 @@ class Problem:
         self.dim = self.domain.dim
         # affine cells where every edge is straight (a second-order geometry costs time, not error)
         order = self.settings.geometry if self.domain.geometry.curved() else 1
-        options = MeshOptions(cells_across=self.settings.cells_across, order=order, cell=self.settings.cell)
+        options = MeshOptions(cells_across=self.settings.cells_across, order=order, cell=self.settings.cell,
+                              corners=self.settings.corner_refinement)
         # rectangles and boxes are gridded by DOLFINx itself (structured.py); the rest by gmsh
         grid = structured_mesh(self.domain, options.h(self.domain), self.settings.cell, MPI.COMM_WORLD)
         if grid is not None:
