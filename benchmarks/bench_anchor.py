@@ -7,6 +7,7 @@ is its runtime baseline.  This script needs a checkout of that repository (optio
 in casekit does):
 
     git clone https://github.com/YusanX/pde-agent-bench ../pde-agent-bench
+    .venv/bin/pip install pygmsh meshio        # the anchor's oracle meshes with them
     python benchmarks/bench_anchor.py --anchor ../pde-agent-bench [CASE_ID ...] [--repeats 5]
 
 For every record id (default: the eight below) it imports the record with casekit's importer
@@ -25,7 +26,10 @@ order:
 With ``--match-dofs``, casekit's mesh is first refined or coarsened (untimed runs) until its
 degrees of freedom are closest to the anchor's: the imported mesh size is the anchor's h, but
 gmsh's unstructured meshes at h have about 16 % more triangles than the anchor's structured unit
-square and 15 % fewer tetrahedra than its structured cube.
+square and 15 % fewer tetrahedra than its structured cube.  ``--match-error`` then refines it in
+steps of 1 % until casekit's error is at most the anchor's: the times then compare solves of
+equal or better accuracy (two meshers' meshes of the same number of unknowns differ by a few per
+cent in error, either way).
 
 Both solutions are sampled with casekit's sampler on the record's evaluation grid and scored by
 casekit against the manufactured solution (relative L2 over the points inside the exact domain),
@@ -149,7 +153,17 @@ def fail(message: str) -> None:
     raise SystemExit(2)
 
 
+#: what the anchor's oracle imports beyond casekit's DOLFINx environment
+ANCHOR_NEEDS = ("pygmsh", "meshio")
+
+
 def check_anchor(path: Path) -> Path:
+    import importlib.util
+
+    missing = [m for m in ANCHOR_NEEDS if importlib.util.find_spec(m) is None]
+    if missing:
+        fail(f"the anchor's oracle needs {', '.join(missing)}, which casekit does not: "
+             f"{Path(sys.executable).parent / 'pip'} install {' '.join(missing)}")
     if not path.exists():
         fail(f"the anchor checkout {path} does not exist; fetch it first: "
              f"git clone https://github.com/YusanX/pde-agent-bench {path}")
@@ -164,7 +178,7 @@ class Case:
 
     def __init__(self, record: dict[str, Any]) -> None:
         from casekit.build import references
-        from casekit.build.pipeline import calibration_settings
+        from casekit.build.pipeline import source_settings
         from casekit.derive import derive
         from casekit.importers import IMPORTERS
         from casekit.model.source import CaseSource
@@ -181,7 +195,7 @@ class Case:
         source = CaseSource.from_dict(imported.source)
         self.derived = derive(source)
         self.spec = self.derived.case_spec()
-        self.settings = calibration_settings(source)
+        self.settings = source_settings(source)
         self.mask = references.grid_mask(self.derived)
         self.reference = references.manufactured(self.derived)
         self.casekit: list[tuple[float, float, int]] = []  # (seconds, error, dofs) per round
@@ -270,6 +284,28 @@ def match_dofs(case: Case, anchor: Path, root: Path) -> None:
     print(f"{case.id}: cells_across {best} ({tried[best]} dofs; the anchor's {target})", file=sys.stderr)
 
 
+def match_error(case: Case, anchor: Path, root: Path) -> None:
+    """After :func:`match_dofs`: refine casekit's mesh one step at a time (untimed runs) until its
+    error is at most the anchor's, so the times compare solves of equal or better accuracy (two
+    meshers' meshes of the same size differ by a few per cent in error either way)."""
+    run_anchor(case, anchor, root / f"match-err-an-{case.id}", None)
+    target = case.anchor[-1][1]
+    n = case.settings["cells_across"]
+    for i in range(12):
+        case.settings = {**case.settings, "cells_across": n}
+        run_casekit(case, root / f"match-err-ck-{case.id}-{i}")
+        if case.casekit[-1][1] <= target:
+            break
+        n += max(1, round(0.01 * n))
+    else:
+        print(f"{case.id}: casekit's error {case.casekit[-1][1]:.3e} is still above the anchor's {target:.3e} at "
+              f"cells_across {n}", file=sys.stderr)
+    print(f"{case.id}: cells_across {n} for an error of at most the anchor's ({case.casekit[-1][1]:.3e} <= "
+          f"{target:.3e}; {case.casekit[-1][2]} dofs)", file=sys.stderr)
+    case.casekit.clear()
+    case.anchor.clear()
+
+
 def median(runs: list[tuple[float, float, int]], i: int) -> float:
     return statistics.median(r[i] for r in runs)
 
@@ -294,6 +330,8 @@ def main() -> None:
                     help="the anchor's JIT cache: empty in every run (default, as casekit's) or filled once")
     ap.add_argument("--match-dofs", action="store_true",
                     help="size casekit's mesh to the anchor's degrees of freedom first (default: the imported size)")
+    ap.add_argument("--match-error", action="store_true",
+                    help="then refine it until its error is at most the anchor's (implies --match-dofs)")
     ap.add_argument("--json", type=Path, help="also write every run's (seconds, error, dofs) here")
     args = ap.parse_args()
     if args.anchor is None:
@@ -316,9 +354,11 @@ def main() -> None:
     cases = [Case(records[c]) for c in args.cases]
     with tempfile.TemporaryDirectory(prefix="casekit-anchor-") as tmp:
         root = Path(tmp)
-        if args.match_dofs:
+        if args.match_dofs or args.match_error:
             for case in cases:
                 match_dofs(case, anchor, root)
+                if args.match_error:
+                    match_error(case, anchor, root)
         for r in range(args.repeats):
             for i, case in enumerate(cases):
                 cache = root / "cache" / case.id if args.anchor_cache == "warm" else None

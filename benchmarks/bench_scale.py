@@ -7,14 +7,16 @@ configuration builds it into a fresh build directory (no shared stage cache, so 
 configuration does all the work), builds it again with only the timed calibrations cached (the
 untimed stages alone: derivation, validation, meshing, references, cheater trials, records), and
 then evaluates ``--submissions`` attempts (the cases' calibration solvers as submissions of
-several systems, one timed run each).  Printed per configuration: wall times, the share of the
-build's task time outside the FEM solves, the evaluation's overhead per attempt (outside every
-timed region), and the speed-ups of 2 workers over 1.  Then a projection, from the measured
+several systems, ``--eval-repeats`` timed runs each).  Printed per configuration: wall times,
+the share of the build outside the FEM solves (of its tasks' time, and of its wall time x
+workers), the evaluation's overhead per attempt and per sandboxed run (outside every timed
+region), and the speed-ups of 2 workers over 1.  Then a projection, from the measured
 per-task costs, of the wall time of the 645-case build on three tracks and of 10 systems x 3
 attempts on N workers.
 
     python benchmarks/bench_scale.py [--per-family 3] [--submissions 100]
-        [--configs local:1,local:2,dask:1,dask:2] [--out build/bench-scale] [--track dolfinx] [--repeats 1]
+        [--configs local:1,local:2,dask:1,dask:2] [--out build/bench-scale] [--track dolfinx] [--repeats 3]
+        [--eval-repeats 1]
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ def subset(per_family: int) -> list[Path]:
 
 
 def run_config(kind: str, workers: int, paths: list[Path], submissions: int, out: Path, track: str,
-               repeats: int = 1) -> dict[str, Any]:
+               repeats: int = 1, eval_repeats: int = 1) -> dict[str, Any]:
     root = out / f"{kind}-{workers}"
     shutil.rmtree(root, ignore_errors=True)
     executor = ExecutorOptions(kind, workers)
@@ -87,7 +89,7 @@ def run_config(kind: str, workers: int, paths: list[Path], submissions: int, out
         shutil.copytree(root / "subs" / "calibration", d)
         dirs.append(d)
     t0 = time.monotonic()
-    verdicts = evaluate(EvalOptions(store, dirs, root / "eval", track, repeats=1, executor=executor))
+    verdicts = evaluate(EvalOptions(store, dirs, root / "eval", track, repeats=eval_repeats, executor=executor))
     eval_wall = time.monotonic() - t0
     timed = sum(sum(v["runtime"]["runs"]) for v in verdicts if v["runtime"])
     cal_timed = sum(sum(runs) for runs in {v["case_id"]: v["timing"]["reference_runs"] for v in verdicts}.values())
@@ -95,7 +97,9 @@ def run_config(kind: str, workers: int, paths: list[Path], submissions: int, out
             "build_wall": build_wall, "build_task_seconds": task, "build_solve_seconds": solve,
             "build_run_seconds": runs,
             "untimed_wall": untimed_wall,
-            "attempts": len(verdicts), "passed": sum(v["passed"] for v in verdicts), "eval_wall": eval_wall,
+            "attempts": len(verdicts), "eval_repeats": eval_repeats,
+            "attempt_runs": sum(len(v["runtime"]["runs"]) for v in verdicts if v["runtime"]),
+            "passed": sum(v["passed"] for v in verdicts), "eval_wall": eval_wall,
             "eval_timed_seconds": timed + cal_timed,
             "calibration_runs": sum(len(runs) for runs in {v["case_id"]: v["timing"]["reference_runs"]
                                                            for v in verdicts}.values())}
@@ -107,23 +111,28 @@ def report(rows: list[dict[str, Any]]) -> None:
     kind), the untimed stages alone (wall, speed-up),
     and the evaluation (wall, overhead per attempt: wall x workers minus every timed region, over
     the attempts, so the paired calibration runs' overhead is shared by the attempts; speed-up)."""
-    print(f"\n{'config':>8s} {'cases':>5s} {'build s':>8s} {'non-FEM':>8s} {'non-run':>8s} {'speed-up':>8s} "
+    print(f"\n{'config':>8s} {'cases':>5s} {'build s':>8s} {'non-FEM':>8s} {'of wall':>8s} {'non-run':>8s} "
+          f"{'speed-up':>8s} "
           f"{'untimed s':>9s} {'speed-up':>8s} {'attempts':>8s} {'eval s':>7s} {'overhead/attempt':>16s} "
-          f"{'speed-up':>8s}")
+          f"{'per run':>8s} {'speed-up':>8s}")
     base = {r["config"].split(":")[0]: r for r in rows if r["workers"] == 1}
     for r in rows:
         b = base.get(r["config"].split(":")[0])
         non_fem = 1 - r["build_solve_seconds"] / r["build_task_seconds"] if r["build_task_seconds"] else float("nan")
+        non_fem_wall = 1 - r["build_solve_seconds"] / (r["build_wall"] * r["workers"])
         non_run = 1 - r.get("build_run_seconds", float("nan")) / r["build_task_seconds"] \
             if r["build_task_seconds"] else float("nan")
-        overhead = (r["eval_wall"] * r["workers"] - r["eval_timed_seconds"]) / max(r["attempts"], 1)
+        outside = r["eval_wall"] * r["workers"] - r["eval_timed_seconds"]
+        overhead = outside / max(r["attempts"], 1)
+        per_run = outside / max(r.get("attempt_runs", r["attempts"]) + r["calibration_runs"], 1)
         sb = b["build_wall"] / r["build_wall"] if b else float("nan")
         su = b["untimed_wall"] / r["untimed_wall"] if b else float("nan")
         se = b["eval_wall"] / r["eval_wall"] if b else float("nan")
         print(f"{r['config']:>8s} {r['built']:>2d}/{r['cases']:<2d} {r['build_wall']:8.1f} {100 * non_fem:7.1f}% "
-              f"{100 * non_run:7.1f}% {sb:8.2f} {r['untimed_wall']:9.1f} {su:8.2f} {r['attempts']:8d} "
+              f"{100 * non_fem_wall:7.1f}% {100 * non_run:7.1f}% {sb:8.2f} {r['untimed_wall']:9.1f} {su:8.2f} "
+              f"{r['attempts']:8d} "
               f"{r['eval_wall']:7.1f} "
-              f"{overhead:14.2f} s {se:8.2f}")
+              f"{overhead:14.2f} s {per_run:6.2f} s {se:8.2f}")
     one = next((r for r in rows if r["workers"] == 1), None)
     if one is None:
         return
@@ -146,14 +155,17 @@ def main() -> None:
     ap.add_argument("--configs", default="local:1,local:2,dask:1,dask:2")
     ap.add_argument("--track", default="dolfinx")
     ap.add_argument("--out", type=Path, default=REPO / "build" / "bench-scale")
-    ap.add_argument("--repeats", type=int, default=1, help="timed calibration runs per case (casekit build: 3)")
+    ap.add_argument("--repeats", type=int, default=3, help="timed calibration runs per case (casekit build: 3)")
+    ap.add_argument("--eval-repeats", type=int, default=1,
+                    help="timed runs per attempt in the evaluation (casekit evaluate: 3)")
     args = ap.parse_args()
     paths = subset(args.per_family)
     print(f"{len(paths)} cases, {args.submissions} submissions, configurations {args.configs}", flush=True)
     rows = []
     for cfg in args.configs.split(","):
         kind, _, n = cfg.partition(":")
-        rows.append(run_config(kind, int(n or 1), paths, args.submissions, args.out, args.track, args.repeats))
+        rows.append(run_config(kind, int(n or 1), paths, args.submissions, args.out, args.track, args.repeats,
+                               args.eval_repeats))
         print(json.dumps(rows[-1]), flush=True)
         (args.out / "scale.json").write_text(json.dumps(rows, indent=1))
     report(rows)

@@ -158,7 +158,7 @@ class CaseBuild:
         # the list of tracks is not (adding a track to a case keeps its other tracks' builds)
         content = {k: v for k, v in source.to_dict().items() if k != "tracks"}
         self.source_key = key("source", content, self.spec, __version__)
-        self.settings = calibration_settings(source)
+        self.settings = source_settings(source)
         with self._stage("reference"):
             ref, intermediate, ref_config = self._reference()
         with self._stage("calibration"):
@@ -452,7 +452,7 @@ def solver_mesh(meta: dict[str, Any]) -> dict[str, Any]:
     return {k: info[k] for k in ("cells", "dofs") if isinstance(info.get(k), int | float)}
 
 
-def calibration_settings(source: CaseSource) -> dict[str, Any]:
+def source_settings(source: CaseSource) -> dict[str, Any]:
     """The calibration's private settings: the case source's ``calibration`` block, with the mesh
     graded towards re-entrant corners only where a solution may be singular there -- a
     manufactured solution is smooth everywhere, so its calibration refines no corner unless the

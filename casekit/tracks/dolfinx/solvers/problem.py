@@ -15,15 +15,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import dolfinx_solver  # noqa: F401  (must come before dolfinx: it orders MPI first)
-import ffcx
 import numpy as np
 import ufl
-from dolfinx import fem, jit
+from dolfinx import fem
 from dolfinx.fem import IntegralType
 from dolfinx.fem.forms import CompiledForm, create_form, get_integration_domains
 from dolfinx.io import gmsh as dgmsh
 from dolfinx.mesh import compute_incident_entities
-from ffcx.codegeneration.jit import compile_forms
 from mpi4py import MPI
 from petsc4py import PETSc
 from ufl.algorithms import estimate_total_polynomial_degree, expand_derivatives
@@ -34,6 +32,7 @@ from casekit.expr.syntax import Node, as_tree
 from casekit.expr.tree import points_function
 from casekit.solvers.settings import SolveSettings
 from casekit.solvers.ufl_expr import to_ufl
+from casekit.tracks.dolfinx.solvers.jit import compile_forms
 from casekit.tracks.dolfinx.solvers.structured import structured_mesh
 
 
@@ -227,12 +226,11 @@ class Problem:
 
 
 def compile_together(mesh: Any, forms: list[ufl.Form]) -> list[fem.Form]:
-    """``forms`` (on ``mesh``) compiled by FFCx into one module and bound to their spaces,
-    coefficients, constants and tagged integration domains, as ``dolfinx.fem.form`` does one by
-    one."""
+    """``forms`` (on ``mesh``) compiled by FFCx into one module (:mod:`.jit`) and bound to their
+    spaces, coefficients, constants and tagged integration domains, as ``dolfinx.fem.form`` does
+    one by one."""
     dtype = PETSc.ScalarType
-    ufcx_forms, module, code = compile_forms(forms, options=ffcx.get_options({"scalar_type": dtype}),
-                                             **jit.get_options())
+    ufcx_forms, module, code = compile_forms(forms, {"scalar_type": dtype})
     out = []
     for form, ufcx in zip(forms, ufcx_forms, strict=True):
         data: dict[str, Any] = next(iter(form.subdomain_data().values()), {})
