@@ -52,6 +52,11 @@ _RUNTIME = (
 '''
 
 
+def runtime_files() -> list[tuple[str, bytes]]:
+    """(path in the zip, content) of the runtime modules every bundle carries."""
+    return _files(None)
+
+
 def _files(solver_module: str | None) -> list[tuple[str, bytes]]:
     """(path in the zip, content): the runtime modules and the solver package; the packages
     above the solver package get empty ``__init__.py`` files (a track's own ``__init__`` registers

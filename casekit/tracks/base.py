@@ -105,15 +105,20 @@ class Track(ABC):
 
     def code_hash(self) -> str:
         """A digest of the code behind this track's calibration and reference solves (the
-        track's package and casekit's shared solver code): part of the build's cache keys, so a
-        fixed solver never hands back a result of the broken one."""
+        track's package, casekit's shared solver code and every runtime module a solve carries:
+        expressions, domains, grids): part of the build's cache keys, so a fixed solver never
+        hands back a result of the broken one."""
         import hashlib
+
+        from casekit.solvers.bundle import runtime_files
 
         digest = hashlib.sha256()
         shared = Path(__file__).resolve().parent.parent / "solvers"
         for root in (self.directory(), shared):
             for f in sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in _CODE_SUFFIXES):
                 digest.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes() + b"\0")
+        for name, data in runtime_files():
+            digest.update(name.encode() + b"\0" + data + b"\0")
         return digest.hexdigest()[:16]
 
     def directory(self) -> Path:

@@ -8,8 +8,10 @@
 #include <deal.II/grid/grid_tools.h>
 #include <deal.II/grid/grid_tools_cache.h>
 #include <deal.II/fe/mapping_fe_field.h>
+#include <deal.II/numerics/rtree.h>
 #include <deal.II/numerics/vector_tools.h>
 
+#include <boost/geometry/index/rtree.hpp>
 #include <boost/property_tree/json_parser.hpp>
 
 #include <chrono>
@@ -450,6 +452,8 @@ namespace casekit
     else
       locator = std::make_unique<MappingQ<dim>>(1);
     GridTools::Cache<dim> cache(dofh.get_triangulation(), *locator);
+    const auto &boxes = cache.get_cell_bounding_boxes_rtree();
+    std::vector<std::pair<BoundingBox<dim>, typename Triangulation<dim>::active_cell_iterator>> hits;
     const auto &fe = dofh.get_fe();
     std::size_t idx = 0;
     for (unsigned int kz = 0; kz < nz; ++kz)
@@ -463,35 +467,47 @@ namespace casekit
               p[2] = axis(2, nz, kz);
             typename Triangulation<dim>::active_cell_iterator cell = dofh.get_triangulation().end();
             Point<dim> ref;
-            try
+            // the cells whose bounding boxes hold the point (an R-tree query), checked one by one
+            // with the straight-sided mapping; deal.II's own search sweeps every cell of the mesh
+            // for a point outside it (a minute per solve on a star whose grid is half outside)
+            hits.clear();
+            boxes.query(boost::geometry::index::intersects(p), std::back_inserter(hits));
+            for (const auto &hit : hits)
               {
-                // no cell hint: with one, deal.II 9.4 returns a neighbour of the right cell for
-                // some points (measured: errors 10x the interpolation error at isolated points)
-                auto found = GridTools::find_active_cell_around_point(cache, p);
-                cell = found.first;
-                ref = found.second;
-                if (cell != dofh.get_triangulation().end() && &mapping != locator.get())
-                  ref = inverse_map(mapping, cell, p, ref);
-                // a point outside the mesh is "found" in some cell near it: search properly below
-                if (cell != dofh.get_triangulation().end() && outside_reference_cell(ref, simplex) > 1e-10)
-                  cell = dofh.get_triangulation().end();
-              }
-            catch (...)
-              {
+                try
+                  {
+                    Point<dim> r = locator->transform_real_to_unit_cell(hit.second, p);
+                    if (outside_reference_cell(r, simplex) > 1e-10)
+                      continue;
+                    if (&mapping != locator.get())
+                      r = inverse_map(mapping, hit.second, p, r);
+                    if (outside_reference_cell(r, simplex) > 1e-10)
+                      continue;
+                    cell = hit.second;
+                    ref = r;
+                    break;
+                  }
+                catch (...)
+                  {
+                  }
               }
             if (cell == dofh.get_triangulation().end())
               {
                 // not located (outside the straight-sided mesh between a chord and its curve, or
-                // missed by deal.II's search, which only looks at the cells of the nearest
-                // vertex): of the cells around the nearest vertex and their neighbours, take the
-                // one whose (possibly curved) mapping puts the point nearest to its reference
-                // cell and extend it there; points outside the domain are masked by the evaluator
-                const auto &tria = dofh.get_triangulation();
-                const unsigned int v = GridTools::find_closest_vertex(tria, p);
+                // outside the domain): of the cells around the nearest vertex and their
+                // neighbours, take the one whose (possibly curved) mapping puts the point nearest
+                // to its reference cell and extend it there; points outside the domain are masked
+                // by the evaluator.  The nearest vertex and the cells around a vertex come from
+                // the cache (an R-tree and a vertex-to-cell map), not from sweeps over the mesh
+                const auto &to_cells = cache.get_vertex_to_cell_map();
+                std::vector<std::pair<Point<dim>, unsigned int>> nearest;
+                cache.get_used_vertices_rtree().query(boost::geometry::index::nearest(p, 1),
+                                                      std::back_inserter(nearest));
+                AssertThrow(!nearest.empty(), ExcMessage("a mesh without vertices"));
                 std::set<typename Triangulation<dim>::active_cell_iterator> candidates;
-                for (const auto &c : GridTools::find_cells_adjacent_to_vertex(tria, v))
+                for (const auto &c : to_cells[nearest[0].second])
                   for (const auto w : c->vertex_indices())
-                    for (const auto &n : GridTools::find_cells_adjacent_to_vertex(tria, c->vertex_index(w)))
+                    for (const auto &n : to_cells[c->vertex_index(w)])
                       candidates.insert(n);
                 AssertThrow(!candidates.empty(), ExcMessage("a mesh vertex without cells"));
                 cell = *candidates.begin();
