@@ -165,3 +165,29 @@ def test_a_threshold_is_never_set_by_the_floor_when_the_calibration_reproduces_t
     assert any("degree 1 instead of 2" in n for n in quad.notes)
     lin = outcomes["poisson_unit_square_linear_s1"]
     assert lin.status == "rejected" and "every degree down to 1" in lin.reason
+
+
+def test_a_level_that_reproduces_the_solution_is_timed_once_and_completed_when_kept(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The discarded P2 level of a quadratic solution costs one timed run, not ``repeats``; if a
+    later build keeps that level (other accuracy settings), its cached run is completed to
+    ``repeats`` runs, never used as a one-run t_base."""
+    src = coarse("poisson", "unit_square", bc="dirichlet")
+    src.update(id="poisson_unit_square_quadratic_s2", manufactured_solution={"u": "x**2 + x*y/2 + 1"},
+               pde={"params": {"kappa": 1.0}})
+    src["calibration"]["degree"] = 2
+    three = BuildOptions(tmp_path / "build", "dolfinx", repeats=3, limits=Limits(timeout_sec=300))
+    (outcome,) = build([write_case(tmp_path, src)], three)
+    assert outcome.status == "built", outcome.reason
+    runs = sorted(len(json.loads(p.read_text())["solve_seconds"])
+                  for p in (tmp_path / "build" / "cache" / "calibration").glob("*/runs.json"))
+    assert runs == [1, 3]  # P2: stopped after its first run; P1: timed three times
+    # a build under which the P2 level no longer counts as reproducing the solution keeps it
+    from casekit.build.pipeline import CaseBuild
+
+    monkeypatch.setattr(CaseBuild, "_at_floor", lambda self, e: False)
+    (kept,) = build([write_case(tmp_path, src)], three)
+    assert kept.status == "built", kept.reason
+    record = json.loads((tmp_path / "build" / "dolfinx" / kept.case_id / "record.json").read_text())
+    assert record["evaluation_metadata"]["calibration_config"]["degree"] == 2
+    assert len(record["evaluation_metadata"]["t_base_runs"]) == 3
