@@ -5,14 +5,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
 from casekit.cli.app import EXECUTOR_HELP, SCHEDULER_HELP, app, console, console_err, executor_options, print_json
 from casekit.errors import UsageError
+
+if TYPE_CHECKING:
+    from casekit.build.pipeline import CaseOutcome
 
 
 @app.command()
@@ -66,7 +70,7 @@ def build(
                 outcomes = run_build(
                     paths, opts, jobs, executor=executor_options(executor, scheduler, jobs),
                     progress=lambda case, stage: progress.update(task, last=f"{case}: {stage}"),
-                    done=lambda o: progress.update(task, advance=1, last=f"{o.case_id}: {o.status}"))
+                    done=lambda o: _done(progress, task, o, len(files)))
         except KeyboardInterrupt:
             progress.stop()
             console_err.print(f"interrupted: the cases that finished are in {build_dir / track / 'records.jsonl'}; "
@@ -94,6 +98,19 @@ def build(
     console.print(", ".join(f"{n} {s}" for s, n in sorted(counts.items())) +
                   f"; records in {build_dir / track / 'records.jsonl'}")
     raise typer.Exit(0 if all(o.status in ("built", "skipped") for o in outcomes) else 1)
+
+
+def _done(progress: Progress, task: TaskID, o: CaseOutcome, total: int) -> None:
+    """A finished case: the progress bar on a terminal; otherwise (a log file, CI) one line on
+    stderr, so a long build shows where it is."""
+    progress.update(task, advance=1, last=f"{o.case_id}: {o.status}")
+    if not console_err.is_terminal:
+        n = int(progress.tasks[0].completed)
+        detail = (f"e_base {o.e_base:.2e}, t_base {o.t_base:.2f} s" if o.status == "built" and o.e_base is not None
+                  and o.t_base is not None else o.reason[:200])
+        status = "cached" if o.fully_cached else o.status
+        console_err.print(f"[{n}/{total}] {o.case_id}: {status}" + (f" ({detail})" if detail else ""),
+                          markup=False, highlight=False, soft_wrap=True)
 
 
 @contextmanager
