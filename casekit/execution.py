@@ -8,16 +8,18 @@ artifacts are checked, and a failure names the run it happened in.
 
 from __future__ import annotations
 
+import os
 import shutil
 import statistics
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Generator, Sequence
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from casekit.errors import CasekitError
-from casekit.runner.base import RUNNERS, RunResult
+from casekit.runner.base import RUNNERS, RunResult, Staged
 from casekit.runner.limits import Limits
 from casekit.scoring.artifacts import ArtifactError
 from casekit.tracks.base import Track
@@ -86,6 +88,65 @@ def run_once(track: Track, prepared: dict[str, bytes], case_spec: dict[str, Any]
     artifacts) and logs land in ``dest``.  A sandbox that cannot be set up raises: that is the
     evaluator's failure, never the submission's."""
     result = RUNNERS.get(runner).run(track.run_spec(prepared, case_spec, limits, hide), dest)
+    return result, _checked(track, result, case_spec, dest, limits=limits, runner=runner, check=check)
+
+
+@dataclass
+class Planned:
+    """One run of a series: a prepared submission on a case_spec, its outputs to ``dest``."""
+    prepared: dict[str, bytes]
+    case_spec: dict[str, Any]
+    dest: Path
+    check: Check | None = None
+
+
+#: how many workers of an executor share this machine (each stages its series on its share of the cores)
+_SHARING = 1
+
+
+def on_shared_machine(fn: Callable[[Any], Any], workers: int, item: Any) -> Any:
+    """``fn(item)`` in a worker that shares its machine with ``workers`` workers (executors wrap
+    their tasks with it, ``functools.partial(on_shared_machine, fn, workers)``)."""
+    global _SHARING
+    _SHARING = max(1, workers)
+    return fn(item)
+
+
+def staging_width() -> int:
+    """How many runs a series stages at once: this worker's share of the usable cores."""
+    return max(1, len(os.sched_getaffinity(0)) // _SHARING)
+
+
+def run_series(track: Track, runs: Sequence[Planned], *, limits: Limits, hide: tuple[Path, ...], runner: str,
+               ahead: int | None = None) -> Generator[tuple[RunResult, Failure | None], None, None]:
+    """Runs one after the other, as :func:`run_once` each (fresh, isolated, timed regions never
+    overlapping), with their untimed start-up staged ``ahead`` at a time (default: this worker's
+    share of the usable cores, :func:`staging_width`) where the runner can: see
+    :class:`~casekit.runner.base.Staged`.  A generator: each run is let go when the caller asks
+    for its result; closing it early (``break`` inside ``contextlib.closing``, an exception)
+    cancels the staged runs never let go."""
+    the_runner = RUNNERS.get(runner)
+    width = max(1, ahead if ahead is not None else staging_width())
+    for first in range(0, len(runs), width):
+        chunk = runs[first:first + width]
+        staged: list[Staged] = []
+        try:
+            for r in chunk:
+                staged.append(the_runner.stage(track.run_spec(r.prepared, r.case_spec, limits, hide), r.dest))
+            for s in staged:
+                s.ready()
+            for r, s in zip(chunk, staged, strict=True):
+                result = s.go()
+                yield result, _checked(track, result, r.case_spec, r.dest, limits=limits, runner=runner,
+                                       check=r.check)
+        finally:
+            for s in staged:
+                s.cancel()
+
+
+def _checked(track: Track, result: RunResult, case_spec: dict[str, Any], dest: Path, *, limits: Limits,
+             runner: str, check: Check | None) -> Failure | None:
+    """The run's logs written to ``dest`` and its failure, if any."""
     if result.setup_error:
         raise CasekitError(f"the {runner} sandbox could not be set up: {result.setup_error}")
     (dest / "stdout.txt").write_text(result.stdout)
@@ -102,14 +163,16 @@ def run_once(track: Track, prepared: dict[str, bytes], case_spec: dict[str, Any]
             failure = (exc.category, exc.message)
         if failure is None and check is not None:
             failure = check(dest)
-    return result, failure
+    return failure
 
 
 def execute(track: Track, files: dict[str, bytes], case_spec: dict[str, Any], artifacts: Path, *,
             repeats: int = 0, limits: Limits | None = None, hide: tuple[Path, ...] = (),
-            runner: str = "local", check: Check | None = None) -> Execution:
+            runner: str = "local", check: Check | None = None,
+            stop: Callable[[Path], bool] | None = None) -> Execution:
     """Prepare ``files`` and run them ``max(repeats, 1)`` times (timed when ``repeats > 0``),
-    stopping at the first failed run; the last run's outputs end up in ``artifacts``."""
+    stopping at the first failed run, or after a run whose outputs (in ``artifacts``) satisfy
+    ``stop``; the last run's outputs end up in ``artifacts``."""
     limits = limits or Limits()
     total = max(repeats, 1)
     ex = Execution(timed=repeats > 0)
@@ -120,16 +183,17 @@ def execute(track: Track, files: dict[str, bytes], case_spec: dict[str, Any], ar
         except PrepareError as exc:
             ex.failure = (exc.category, exc.message)
             return ex
-        for i in range(total):
-            dest = work / f"run{i}"
-            result, failure = run_once(track, prepared, case_spec, dest, limits=limits, hide=hide, runner=runner,
-                                       check=check)
-            ex.runs.append(result)
-            keep(dest, artifacts)
-            if failure:
-                ex.failure = failure
-                ex.failed_run = run_label(i, total)
-                break
+        plan = [Planned(prepared, case_spec, work / f"run{i}", check) for i in range(total)]
+        with closing(run_series(track, plan, limits=limits, hide=hide, runner=runner)) as series:
+            for i, (result, failure) in enumerate(series):
+                ex.runs.append(result)
+                keep(plan[i].dest, artifacts)
+                if failure:
+                    ex.failure = failure
+                    ex.failed_run = run_label(i, total)
+                    break
+                if stop is not None and stop(artifacts):
+                    break
     ex.artifacts = artifacts
     return ex
 

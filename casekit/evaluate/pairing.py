@@ -2,7 +2,9 @@
 
 The case's calibration solver (the submission ``casekit baselines`` writes) runs on this
 machine in the same evaluation, interleaved with the attempts: in each of ``repeats`` rounds it
-runs once, then every attempt still in the race runs once.  The runtime gate divides each of an
+runs once, and every attempt still in the race runs once, in an order that turns by one place
+every round; a round's runs are staged together and timed one after the other
+(:func:`casekit.execution.run_series`).  The runtime gate divides each of an
 attempt's runs by the calibration run of its round and takes the largest ratio, so the machine,
 its load and the evaluation's conditions cancel out (``t_r / c_r <= alpha_time`` in every round
 r); the calibration's cost is shared by all attempts of the batch.  Each worker of a distributed
@@ -13,18 +15,18 @@ from __future__ import annotations
 
 import statistics
 import tempfile
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 from casekit.build.machine import machine_label as machine
 from casekit.errors import CasekitError
 from casekit.evaluate.baselines import calibration_settings
 from casekit.evaluate.convergence import self_convergence
 from casekit.evaluate.verdicts import RunScorer, Timing, exact_targets, grid_mask, verdict
-from casekit.execution import Execution, PrepareError, keep, run_label, run_once
+from casekit.execution import Execution, Failure, Planned, PrepareError, keep, run_label, run_once, run_series
+from casekit.runner.base import RunResult
 from casekit.runner.limits import Limits
 from casekit.scoring.artifacts import load_reference
 from casekit.tracks.base import Track
@@ -82,20 +84,29 @@ def evaluate_case(batch: CaseBatch, track: Track, *, repeats: int, limits: Limit
                 raise CasekitError(f"the calibration solver of {record['id']} cannot be prepared on this machine: "
                                    f"{exc.message}", case_id=record["id"]) from None
         for r in range(repeats):
-            if cal_prepared is not None and any(ex.ok and p is not None for _, ex, _, p in states):
-                cal_times.append(_calibration_run(track, cal_prepared, record, reference, mask, work / f"cal{r}",
-                                                  calibration_dir, limits=limits, hide=hide, runner=runner, r=r,
-                                                  repeats=repeats))
-            for i, (a, ex, scorer, prepared) in enumerate(states):
-                if prepared is None or not ex.ok:
-                    continue
-                dest = work / f"a{i}-run{r}"
-                result, failure = run_once(track, prepared, spec, dest, limits=limits, hide=hide, runner=runner,
-                                           check=scorer)
-                ex.runs.append(result)
-                keep(dest, a.artifacts)
-                if failure:
-                    ex.failure, ex.failed_run = failure, run_label(r, repeats)
+            live = [i for i, (_, ex, _, p) in enumerate(states) if p is not None and ex.ok]
+            if not live:
+                break
+            plan: list[tuple[int, Planned]] = []  # -1: the round's calibration run
+            if cal_prepared is not None:
+                cal_check = RunScorer(spec, reference, mask, exact=exact_targets(record))
+                plan.append((-1, Planned(cal_prepared, spec, work / f"cal{r}", cal_check)))
+            for i in live:
+                plan.append((i, Planned(states[i][3] or {}, spec, work / f"a{i}-run{r}", states[i][2])))
+            turn = r % len(plan)  # every run takes every place in the order, round by round
+            plan = plan[turn:] + plan[:turn]
+            series = run_series(track, [p for _, p in plan], limits=limits, hide=hide, runner=runner)
+            with closing(series):
+                for (i, planned), (result, failure) in zip(plan, series, strict=True):
+                    if i < 0:
+                        cal_times.append(_calibration_time(planned, result, failure, record, calibration_dir,
+                                                           run_label(r, repeats)))
+                        continue
+                    a, ex = states[i][0], states[i][1]
+                    ex.runs.append(result)
+                    keep(planned.dest, a.artifacts)
+                    if failure:
+                        ex.failure, ex.failed_run = failure, run_label(r, repeats)
         out = []
         tm = _timing(timing, cal_times, record, t_file)
         for i, (a, ex, scorer, prepared) in enumerate(states):
@@ -116,21 +127,20 @@ def evaluate_case(batch: CaseBatch, track: Track, *, repeats: int, limits: Limit
     return out
 
 
-def _calibration_run(track: Track, prepared: dict[str, bytes], record: dict[str, Any],
-                     reference: dict[str, np.ndarray], mask: np.ndarray, dest: Path, keep_dir: Path, *,
-                     limits: Limits, hide: tuple[Path, ...], runner: str, r: int, repeats: int) -> float:
-    """One paired calibration run; it must succeed and be as accurate as at build time, or the
-    evaluation of this case stops (the machine cannot evaluate it; no submission is blamed)."""
-    spec = record["case_spec"]
-    scorer = RunScorer(spec, reference, mask, exact=exact_targets(record))
-    result, failure = run_once(track, prepared, spec, dest, limits=limits, hide=hide, runner=runner, check=scorer)
-    keep(dest, keep_dir)
+def _calibration_time(planned: Planned, result: RunResult, failure: Failure | None, record: dict[str, Any],
+                      keep_dir: Path, label: str) -> float:
+    """The time of one paired calibration run; it must succeed and be as accurate as at build
+    time, or the evaluation of this case stops (the machine cannot evaluate it; no submission is
+    blamed)."""
+    keep(planned.dest, keep_dir)
+    scorer = planned.check
+    assert isinstance(scorer, RunScorer)
     tau_acc = float(record["evaluation_metadata"]["thresholds"]["tau_acc"])
     if failure is None and scorer.errors and not scorer.errors[-1] <= tau_acc:
         failure = ("accuracy", f"error {scorer.errors[-1]:.3e} above tau_acc {tau_acc:.3e}")
     if failure is not None or result.solve_seconds is None:
         why = failure[1] if failure else "no timing"
-        raise CasekitError(f"the calibration solver of {record['id']} fails on this machine ({run_label(r, repeats)}): "
+        raise CasekitError(f"the calibration solver of {record['id']} fails on this machine ({label}): "
                            f"{why} [log: {keep_dir / 'stderr.txt'}]", case_id=record["id"])
     return float(result.solve_seconds)
 

@@ -15,9 +15,11 @@ arrive, so a killed run keeps everything finished before it and resumes from the
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 from casekit.errors import CasekitError, UsageError
+from casekit.execution import on_shared_machine
 from casekit.executors.base import ExecutorOptions
 
 
@@ -55,6 +57,15 @@ class DaskExecutor:
             raise UsageError(f"Dask workers {', '.join(busy[:3])} run several tasks at once, so their timed runs "
                              "would overlap", valid="workers started with --nthreads 1")
 
+    @staticmethod
+    def workers_per_host(client: Any) -> int:
+        """The most workers on one host of the cluster (they share its cores)."""
+        hosts: dict[str, int] = {}
+        for w in client.scheduler_info().get("workers", {}).values():
+            host = str(w.get("host", ""))
+            hosts[host] = hosts.get(host, 0) + 1
+        return max(hosts.values(), default=1)
+
     def run(self, fn: Callable[[Any], Any], items: Sequence[Any],
             on_result: Callable[[Any, Any], None]) -> None:
         if not items:
@@ -64,7 +75,9 @@ class DaskExecutor:
         client, cluster = self._client()
         try:
             self.check_workers(client)
-            futures = {client.submit(fn, item, pure=False, key=f"casekit-{i}"): item for i, item in enumerate(items)}
+            task = partial(on_shared_machine, fn, self.workers_per_host(client))
+            futures = {client.submit(task, item, pure=False, key=f"casekit-{i}"): item
+                       for i, item in enumerate(items)}
             try:
                 for future in as_completed(futures):
                     if future.status == "error":

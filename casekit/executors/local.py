@@ -16,9 +16,11 @@ import signal
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from functools import partial
 from typing import Any
 
 from casekit.errors import CasekitError
+from casekit.execution import on_shared_machine
 from casekit.executors.base import ExecutorOptions
 
 
@@ -60,7 +62,8 @@ class LocalExecutor:
         if not items:
             return
         pool = self._pool()
-        pending: dict[Future[Any], Any] = {pool.submit(fn, item): item for item in items}
+        task = partial(on_shared_machine, fn, self.jobs)
+        pending: dict[Future[Any], Any] = {pool.submit(task, item): item for item in items}
         try:
             while pending:
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)

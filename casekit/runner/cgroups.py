@@ -16,6 +16,7 @@ When neither is usable the local runner refuses to run untrusted code (no weaker
 
 from __future__ import annotations
 
+import atexit
 import itertools
 import os
 import secrets
@@ -284,3 +285,6 @@ def kill_live() -> None:
         live = list(_LIVE)
     for cg in live:
         cg.remove()
+
+
+atexit.register(kill_live)  # a run left behind (a staged one never let go) ends with its caller

@@ -56,10 +56,16 @@ def test_parse_print_round_trip(e: sp.Expr) -> None:
     # the parser refuses exponents above 32 on non-constant bases (with a clear error); sympy
     # builds them from nested powers such as (x**4 * x**5)**4
     assume(all(abs(p.exp) <= 32 for p in e.atoms(sp.Pow) if p.exp.is_Number and not p.base.is_Number))
-    e0 = parse(to_text(e))
+    try:
+        e0 = parse(to_text(e))
+    except ExpressionError as exc:  # and exponential towers (exp(exp(exp(x)))), also with a clear error
+        assume("nest more than" not in str(exc))
+        raise
     assert parse(to_text(e0)) == e0
     pts = {X: sp.Rational(3, 7), Y: sp.Rational(-2, 5), T: sp.Rational(1, 3)}
-    a, b = complex(e.subs(pts).evalf(30)), complex(e0.subs(pts).evalf(30))
+    va, vb = e.subs(pts).evalf(30), e0.subs(pts).evalf(30)
+    assume(all(abs(v) < 1e300 for v in (va, vb) if v.is_finite))  # beyond what a float holds
+    a, b = complex(va), complex(vb)
     assert abs(a - b) <= 1e-9 * max(1.0, abs(a))
 
 

@@ -26,7 +26,7 @@ from functools import cache
 from pathlib import Path
 
 from casekit.errors import CasekitError
-from casekit.runner.base import RUNNERS, RunResult, RunSpec, Tail
+from casekit.runner.base import RUNNERS, Deferred, RunResult, RunSpec, Staged, Tail
 from casekit.runner.supervisor import read_outputs
 
 #: where the inputs and the timing FIFO appear inside the container
@@ -107,6 +107,10 @@ class ContainerRunner:
 
     def available(self) -> tuple[bool, str]:
         return _engine_status(self.name)
+
+    def stage(self, spec: RunSpec, dest: Path) -> Staged:
+        """Container runs start at ``go`` (an engine's start-up is not staged)."""
+        return Deferred(lambda: self.run(spec, dest))
 
     def run(self, spec: RunSpec, dest: Path) -> RunResult:
         ok, why = self.available()

@@ -43,7 +43,7 @@ from typing import Any
 
 from casekit.errors import CasekitError
 from casekit.runner import bwrap, cgroups, seccomp
-from casekit.runner.base import RUNNERS, RunResult, RunSpec, Tail
+from casekit.runner.base import RUNNERS, Deferred, Finished, RunResult, RunSpec, Staged, Tail
 from casekit.runner.supervisor import SETUP_FAILED
 
 SUPERVISOR = Path(__file__).resolve().parent.parent / "supervisor.py"
@@ -212,14 +212,26 @@ class LocalRunner:
                       f"{cgroups.manager().how}")
 
     def run(self, spec: RunSpec, dest: Path) -> RunResult:
+        return self.stage(spec, dest).go()
+
+    def stage(self, spec: RunSpec, dest: Path) -> Staged:
+        """Start ``spec`` up to its timed region: a run timed by the Python harness imports the
+        track's libraries and then waits for :meth:`Staged.go` before it touches the submission
+        (see :class:`~casekit.runner.base.Staged`); other runs start at ``go``."""
         why = unavailable_reason()
         if why:
             raise CasekitError("the local sandbox is unavailable here, so untrusted code is not run: " + why,
                                valid="run as root, or without root with unprivileged user namespaces and a "
                                      "delegated cgroup v2 subtree; or use a container runner")
-        return self._run_checked(spec, dest, isolation_mode())
+        mode = isolation_mode()
+        if spec.timing != "harness":
+            return Deferred(lambda: self._run_checked(spec, dest, mode))
+        return self._launch_checked(spec, dest, mode, staged=True)
 
     def _run_checked(self, spec: RunSpec, dest: Path, mode: str) -> RunResult:
+        return self._launch_checked(spec, dest, mode, staged=False).go()
+
+    def _launch_checked(self, spec: RunSpec, dest: Path, mode: str, *, staged: bool) -> Staged:
         for name in spec.inputs:
             if "/" in name or name.startswith(".") or not name:
                 raise CasekitError(f"input file name {name!r} is not a plain file name")
@@ -228,21 +240,63 @@ class LocalRunner:
             mask_dirs, mask_files = masks(spec.hide, needs)
         except Unmaskable as exc:  # never run with something hidden in sight
             dest.mkdir(parents=True, exist_ok=True)
-            return RunResult(None, False, None, 0.0, "", "", dest, f"local/{mode}", setup_error=str(exc))
+            return Finished(RunResult(None, False, None, 0.0, "", "", dest, f"local/{mode}", setup_error=str(exc)))
         try:
             cg = cgroups.manager().create(spec.limits.memory_mb, spec.limits.nproc, spec.limits.cpus)
         except (cgroups.CgroupUnavailable, OSError) as exc:
             raise CasekitError(f"cannot create the run's cgroup: {exc}") from None
-        RUNS_ROOT.mkdir(mode=0o711, parents=True, exist_ok=True)
-        run_dir = Path(tempfile.mkdtemp(prefix="run-", dir=RUNS_ROOT))
         try:
-            return self._run(spec, dest, run_dir, mode, cg, needs, mask_dirs, mask_files)
-        finally:
+            _sweep_runs_dir()
+            run_dir = Path(tempfile.mkdtemp(prefix=f"run-{os.getpid()}-", dir=RUNS_ROOT))
+        except BaseException:
+            cg.remove()
+            raise
+        try:
+            return _LiveRun(spec, dest, run_dir, mode, cg, needs, mask_dirs, mask_files, staged=staged)
+        except BaseException:
             cg.remove()
             shutil.rmtree(run_dir, ignore_errors=True)
+            raise
 
-    def _run(self, spec: RunSpec, dest: Path, run_dir: Path, mode: str, cg: cgroups.RunCgroup, needs: list[Path],
-             mask_dirs: list[Path], mask_files: list[Path]) -> RunResult:
+
+@cache
+def _sweep_runs_dir() -> None:
+    """Make the runs directory, and remove what runs of processes that are gone left in it (a
+    killed build's inputs; their sandboxes and work directories died with them).  Once per
+    process."""
+    RUNS_ROOT.mkdir(mode=0o711, parents=True, exist_ok=True)
+    for d in RUNS_ROOT.glob("run-*-*"):
+        pid = d.name.split("-")[1]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(d, ignore_errors=True)
+        except PermissionError:
+            pass  # alive, someone else's
+
+
+class _LiveRun(Staged):
+    """One sandboxed run from its start to its result.  Staged (``staged``), the harness gets the
+    read end of a go pipe: it writes a ready byte on the timing descriptor once the track's
+    libraries are imported and waits for one byte on the go pipe before it writes the start byte
+    and touches the submission; the pipe's end of file (:meth:`cancel`) makes it exit.  The
+    run's wall-clock timeout and wall time count its time before the ready byte (or before it
+    ended, if it never got there) and after ``go``, never the wait between them.  A staged run
+    that starts its timed region before ``go`` does not follow the protocol: it is killed and
+    reported as a setup error (the evaluator's fault, never the submission's)."""
+
+    def __init__(self, spec: RunSpec, dest: Path, run_dir: Path, mode: str, cg: cgroups.RunCgroup,
+                 needs: list[Path], mask_dirs: list[Path], mask_files: list[Path], *, staged: bool) -> None:
+        self.spec, self.dest, self.run_dir, self.mode, self.cg = spec, dest, run_dir, mode, cg
+        self.done: RunResult | None = None
+        #: when the ready byte came (or the run ended before it); None: not waited for yet
+        self.ready_at: float | None = None
+        self.protocol_error = ""
+        #: seconds between the ready byte and go: no part of the run's time
+        self.waited = 0.0
+        self.let_go = False
         inputs, work = run_dir / "in", run_dir / "work"
         inputs.mkdir(mode=0o700)
         work.mkdir(mode=0o700)
@@ -250,44 +304,149 @@ class LocalRunner:
             (inputs / name).write_bytes(data)
         (run_dir / "seccomp.bpf").write_bytes(seccomp.program())
         lim = spec.limits
-        r_start, w_start = os.pipe()
-        r_end, w_end = os.pipe()
-        r_res, w_res = os.pipe()
-        timed = spec.timing in ("harness", "wrapper")
-        env = dict(spec.env)
-        if spec.timing == "harness":
-            env["CASEKIT_TIMING_FD"] = str(w_start)
-        empty = run_dir / "masked"  # bound over hidden files the run would see
-        empty.touch(mode=0o000)
-        argv = bwrap.command(argv=list(spec.command), env=env, needs=needs, masks=mask_dirs, work=work,
-                             scratch_bytes=lim.disk_mb * 1024 * 1024, mode=mode, uid=SANDBOX_UID,
-                             gid=SANDBOX_GID, start_fd=w_start if timed else None, timing=spec.timing,
-                             mask_files=mask_files, empty=empty)
-        config = {
-            "mode": mode, "uid": SANDBOX_UID, "gid": SANDBOX_GID, "work": str(work), "inputs": str(inputs),
-            "input_names": sorted(spec.inputs), "disk_mb": lim.disk_mb, "bwrap": argv,
-            "seccomp": str(run_dir / "seccomp.bpf"),
-            "cgroup": cg.to_supervisor(), "pass_fds": [w_start] if timed else [],
-            "rlimits": {"cpu": lim.cpu, "fsize": lim.file_mb * 1024 * 1024, "nofile": lim.nofile, "core": 0},
-            "end_fd": w_end, "result_fd": w_res,
-            "collect": {"max_files": MAX_OUTPUT_FILES, "max_file_bytes": _max_file(spec),
-                        "max_total_bytes": 2 * _max_file(spec)},
-        }
-        t0 = time.monotonic()
-        proc = subprocess.Popen([sys.executable, "-I", str(SUPERVISOR)], env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin"},
-                                pass_fds=(w_start, w_end, w_res), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, start_new_session=True)
-        for fd in (w_start, w_end, w_res):
-            os.close(fd)
-        out, err = Tail(proc.stdout), Tail(proc.stderr)  # type: ignore[arg-type]
-        results = _Results(r_res, dest)
+        fds: list[int] = []  # every descriptor opened here, closed if the start fails
+
+        def pipe() -> tuple[int, int]:
+            r, w = os.pipe()
+            fds.extend((r, w))
+            return r, w
+
         try:
-            assert proc.stdin is not None
-            proc.stdin.write(json.dumps(config).encode())
-            proc.stdin.close()
-        except BrokenPipeError:
+            r_start, w_start = pipe()
+            r_end, w_end = pipe()
+            r_res, w_res = pipe()
+            r_go, self.w_go = pipe() if staged else (-1, -1)
+            timed = spec.timing in ("harness", "wrapper")
+            env = dict(spec.env)
+            if spec.timing == "harness":
+                env["CASEKIT_TIMING_FD"] = str(w_start)
+            if staged:
+                env["CASEKIT_GO_FD"] = str(r_go)
+            empty = run_dir / "masked"  # bound over hidden files the run would see
+            empty.touch(mode=0o000)
+            argv = bwrap.command(argv=list(spec.command), env=env, needs=needs, masks=mask_dirs, work=work,
+                                 scratch_bytes=lim.disk_mb * 1024 * 1024, mode=mode, uid=SANDBOX_UID,
+                                 gid=SANDBOX_GID, start_fd=w_start if timed else None, timing=spec.timing,
+                                 mask_files=mask_files, empty=empty)
+            sandbox_fds = ([w_start] if timed else []) + ([r_go] if staged else [])
+            config = {
+                "mode": mode, "uid": SANDBOX_UID, "gid": SANDBOX_GID, "work": str(work), "inputs": str(inputs),
+                "input_names": sorted(spec.inputs), "disk_mb": lim.disk_mb, "bwrap": argv,
+                "seccomp": str(run_dir / "seccomp.bpf"),
+                "cgroup": cg.to_supervisor(), "pass_fds": sandbox_fds,
+                "rlimits": {"cpu": lim.cpu, "fsize": lim.file_mb * 1024 * 1024, "nofile": lim.nofile, "core": 0},
+                "end_fd": w_end, "result_fd": w_res,
+                "collect": {"max_files": MAX_OUTPUT_FILES, "max_file_bytes": _max_file(spec),
+                            "max_total_bytes": 2 * _max_file(spec)},
+            }
+            self.t0 = time.monotonic()
+            self.proc = subprocess.Popen([sys.executable, "-I", str(SUPERVISOR)],
+                                         env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin"},
+                                         pass_fds=(w_start, w_end, w_res, *([r_go] if staged else [])),
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                         start_new_session=True)
+        except BaseException:
+            for fd in fds:
+                os.close(fd)
+            raise
+        for fd in (w_start, w_end, w_res, *([r_go] if staged else [])):
+            os.close(fd)
+        self.r_start, self.r_end = r_start, r_end
+        try:
+            self.out, self.err = Tail(self.proc.stdout), Tail(self.proc.stderr)  # type: ignore[arg-type]
+            self.results = _Results(r_res, dest)
+            r_res = -1
+            try:
+                assert self.proc.stdin is not None
+                self.proc.stdin.write(json.dumps(config).encode())
+                self.proc.stdin.close()
+            except BrokenPipeError:
+                pass
+        except BaseException:
+            _kill(self.proc)
+            self.proc.wait()
+            for fd in (r_res, self.w_go):
+                if fd >= 0:
+                    os.close(fd)
+            self.w_go = -1
+            self._close()
+            raise
+
+    def ready(self) -> None:
+        if self.w_go < 0 or self.ready_at is not None or self.done is not None:
+            return
+        state, at = _wait_ready(self.r_start, self.proc, self.t0 + self.spec.limits.timeout_sec)
+        self.ready_at = at
+        if state == "early":
+            self.protocol_error = ("the run started its timed region before it was let go: its harness does not "
+                                   "follow the staging protocol (CASEKIT_GO_FD)")
+            self.cg.kill()
+            _kill(self.proc)
+
+    def go(self) -> RunResult:
+        if self.done is not None:
+            return self.done
+        lim = self.spec.limits
+        deadline = self.t0 + lim.timeout_sec
+        if self.w_go >= 0:
+            self.ready()
+            assert self.ready_at is not None
+            self.waited = max(0.0, time.monotonic() - self.ready_at)  # the wait for go is not the run's time
+            deadline += self.waited
+            try:
+                os.write(self.w_go, b"g")
+            except OSError:
+                pass  # the run has ended already: its result says how
+            os.close(self.w_go)
+            self.w_go = -1
+        self.let_go = True
+        try:
+            started, ended, timed_out = _watch(self.r_start, self.r_end, self.proc, deadline)
+            self.done = self._finish(started, ended, timed_out)
+        finally:
+            self._release()
+        return self.done
+
+    def cancel(self) -> None:
+        if self.done is not None:
+            return
+        if self.w_go >= 0:
+            os.close(self.w_go)  # end of file on the go pipe: the harness exits untouched
+            self.w_go = -1
+        self.cg.kill()
+        _kill(self.proc)
+        try:
+            self.proc.wait(timeout=120)
+        except subprocess.TimeoutExpired:
             pass
-        started, ended, timed_out = _watch(r_start, r_end, proc, t0 + lim.timeout_sec)
+        self.results.join()
+        self.done = RunResult(None, False, None, time.monotonic() - self.t0 - self.waited, "", "", self.dest,
+                              f"local/{self.mode}",
+                              ["stopped while it ran" if self.let_go else "cancelled before it started"])
+        self._release()
+
+    def _close(self) -> None:
+        for tail in (getattr(self, "out", None), getattr(self, "err", None)):
+            if tail is not None:
+                tail.thread.join(timeout=5)  # the process is gone: its pipes are at their end
+        for fd in (self.r_start, self.r_end):
+            if fd >= 0:
+                os.close(fd)
+        self.r_start = self.r_end = -1
+        for stream in (self.proc.stdout, self.proc.stderr):
+            if stream is not None and not stream.closed:
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+
+    def _release(self) -> None:
+        self._close()
+        self.cg.remove()
+        shutil.rmtree(self.run_dir, ignore_errors=True)
+
+    def _finish(self, started: float | None, ended: float | None, timed_out: bool) -> RunResult:
+        proc, cg, lim = self.proc, self.cg, self.spec.limits
         if timed_out:
             cg.kill()
             _kill(proc)
@@ -297,13 +456,12 @@ class LocalRunner:
             cg.kill()
             _kill(proc)
             proc.wait()
-        wall = time.monotonic() - t0
-        os.close(r_start)
-        os.close(r_end)
+        wall = time.monotonic() - self.t0 - self.waited
+        results = self.results
         results.join()
         status = results.status
         notes: list[str] = []
-        setup_error = str(status.get("setup_error", ""))
+        setup_error = self.protocol_error or str(status.get("setup_error", ""))
         if proc.returncode == SETUP_FAILED and not setup_error:
             setup_error = "the sandbox could not be set up"
         if not timed_out and not setup_error and "exit_code" not in status:
@@ -323,9 +481,9 @@ class LocalRunner:
             notes.append(f"peak memory {peak / 2**20:.0f} MiB")
         exit_code = None if timed_out or setup_error else int(status["exit_code"])
         solve = (ended - started) if (started is not None and ended is not None and not timed_out) else None
-        dest.mkdir(parents=True, exist_ok=True)
-        return RunResult(exit_code, timed_out, solve, wall, out.text(), err.text(), dest, f"local/{mode}", notes,
-                         out_of_memory=oom, setup_error=setup_error)
+        self.dest.mkdir(parents=True, exist_ok=True)
+        return RunResult(exit_code, timed_out, solve, wall, self.out.text(), self.err.text(), self.dest,
+                         f"local/{self.mode}", notes, out_of_memory=oom, setup_error=setup_error)
 
 
 def _max_file(spec: RunSpec) -> int:
@@ -353,7 +511,7 @@ def _watch(r_start: int, r_end: int, proc: subprocess.Popen[bytes], deadline: fl
                 if not data:
                     sel.unregister(key.fd)
                     continue
-                if key.data == "start" and started is None:
+                if key.data == "start" and started is None and b"s" in data:
                     started = now
                 elif key.data == "end" and ended is None:
                     ended = now
@@ -363,7 +521,34 @@ def _watch(r_start: int, r_end: int, proc: subprocess.Popen[bytes], deadline: fl
         sel.close()
 
 
+def _wait_ready(r_start: int, proc: subprocess.Popen[bytes], deadline: float) -> tuple[str, float]:
+    """Wait for a staged run's ready byte on its timing descriptor: (``ready``, when it came),
+    (``ended``, when) if the run ended first, (``late``, when) once the deadline passed, or
+    (``early``, when) if the start byte came instead -- the run did not wait for go."""
+    sel = selectors.DefaultSelector()
+    sel.register(r_start, selectors.EVENT_READ)
+    try:
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return "late", time.monotonic()
+            if sel.select(timeout=min(remaining, 0.5)):
+                at = time.monotonic()
+                data = os.read(r_start, 1)
+                if not data:
+                    return "ended", at
+                if data == b"r":
+                    return "ready", at
+                return "early", at
+            if proc.poll() is not None:
+                return "ended", time.monotonic()
+    finally:
+        sel.close()
+
+
 def _kill(proc: subprocess.Popen[bytes]) -> None:
+    if proc.returncode is not None:
+        return  # reaped: its process group id may belong to another process by now
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except ProcessLookupError:
