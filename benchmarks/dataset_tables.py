@@ -11,7 +11,14 @@ Prints, as Markdown tables:
 * per family and track: e_base median / 95th percentile / max and t_base median, beside the
   paper's per-family e_base (PAPER_E_BASE, from the paper's Table 2);
 * the kept cases per family and math type beside the original records' (the paper's Table 3
-  distribution), math types as casekit assigns them.
+  distribution), math types as casekit assigns them;
+* per track, the full build's time projected from the cases built so far: per family, the mean
+  of their stage times times the family's cases (for a build that could not finish here).
+
+``--pick K`` prints K case files per family instead (evenly spaced through each family), to
+build a stratified part first:
+
+    casekit build $(python benchmarks/dataset_tables.py --pick 2) --track dolfinx --build-dir build/dataset
 """
 
 from __future__ import annotations
@@ -96,6 +103,48 @@ def family_table(build: Path, tracks: list[str]) -> None:
         print(line)
 
 
+def family_sources(sources: Path) -> dict[str, list[Path]]:
+    out: dict[str, list[Path]] = {}
+    for path in sorted(sources.glob("*/*.yaml")):
+        out.setdefault(path.parent.name, []).append(path)
+    return out
+
+
+def pick(sources: Path, k: int) -> list[Path]:
+    """``k`` case files per family, evenly spaced through the family's sorted files."""
+    chosen = []
+    for files in family_sources(sources).values():
+        n = min(k, len(files))
+        chosen += [files[(i * len(files)) // n] for i in range(n)]
+    return chosen
+
+
+def projection_table(build: Path, sources: Path, tracks: list[str]) -> None:
+    """The full build of every case on each track, from the mean time per case of each family
+    so far (one worker: the sum of stage times; N workers on one machine divide the untimed part
+    only -- the timed calibrations take the machine-wide lock)."""
+    counts = {family: len(files) for family, files in family_sources(sources).items()}
+    print("\n## Full build projected from the cases built so far (one worker)\n")
+    print("| track | family | cases | done | s per case | projected |")
+    print("|---|---|---|---|---|---|")
+    for track in tracks:
+        per: dict[str, list[float]] = defaultdict(list)
+        for r in statuses(build, track):
+            per[r["family"]].append(sum(r.get("stage_seconds", {}).values()))
+        everything = [t for ts in per.values() for t in ts]
+        if not everything:
+            continue
+        total = 0.0
+        for family, n in sorted(counts.items()):
+            ts = per.get(family) or everything  # no case of the family yet: the track's mean
+            mean = float(np.mean(ts))
+            total += mean * n
+            mark = "" if per.get(family) else " (track mean)"
+            print(f"| {track} | {family} | {n} | {len(per.get(family, []))} | {mean:.0f}{mark} | "
+                  f"{mean * n / 3600:.2f} h |")
+        print(f"| {track} | all | {sum(counts.values())} | {len(everything)} | | **{total / 3600:.1f} h** |")
+
+
 def distribution_table(sources: Path, records: Path) -> None:
     from casekit.families import FAMILIES
     from casekit.model.source import load_source_dict
@@ -127,12 +176,17 @@ def main() -> None:
     ap.add_argument("--build", type=Path, default=REPO / "build" / "dataset")
     ap.add_argument("--sources", type=Path, default=REPO / "cases" / "pdeagent-bench")
     ap.add_argument("--records", type=Path, default=REPO.parent / "shared" / "data" / "pdeagent-bench-v2.jsonl")
+    ap.add_argument("--pick", type=int, default=0, metavar="K", help="print K case files per family and stop")
     args = ap.parse_args()
+    if args.pick:
+        print("\n".join(str(p) for p in pick(args.sources, args.pick)))
+        return
     tracks = sorted(p.name for p in args.build.iterdir() if p.is_dir() and p.name != "cache") \
         if args.build.is_dir() else []
     if tracks:
         build_table(args.build, tracks)
         family_table(args.build, tracks)
+        projection_table(args.build, args.sources, tracks)
     else:
         print(f"no build in {args.build} (nox -s dataset builds it)")
     if args.records.is_file():

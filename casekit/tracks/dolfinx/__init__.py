@@ -1,8 +1,10 @@
-"""The DOLFINx track: DOLFINx 0.11 from the ``dolfinx-solver-real`` wheel, in casekit's own venv."""
+"""The DOLFINx track: DOLFINx 0.11 from the ``dolfinx-solver-real`` wheel, in a venv of its own
+(``casekit env install dolfinx``; see ``environment.py``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from casekit.tracks.base import FAMILY_NAMES, TRACKS, PythonTrack
 from casekit.tracks.dolfinx import environment as _environment  # noqa: F401  (registers it)
@@ -10,6 +12,17 @@ from casekit.tracks.dolfinx import environment as _environment  # noqa: F401  (r
 
 @dataclass(frozen=True, kw_only=True)
 class DolfinxTrack(PythonTrack):
+    def python(self) -> Path:
+        from casekit.envs import ENVIRONMENTS
+
+        return ENVIRONMENTS.get("dolfinx").python()  # type: ignore[attr-defined, no-any-return]
+
+    def status(self) -> tuple[bool, str]:
+        from casekit.envs import ENVIRONMENTS
+
+        env = ENVIRONMENTS.get("dolfinx").check()
+        return (True, "ok") if env.usable else (False, env.reason)
+
     def version_packages(self) -> tuple[str, ...]:
         return ("dolfinx-solver-real", "fenics-basix", "fenics-ffcx", "fenics-ufl", "mpi4py", "numpy", "gmsh")
 

@@ -1,6 +1,6 @@
 """The numpy track: library-free solvers in plain NumPy and SciPy (CodePDE style: no FEM
 library), in an environment of its own (``casekit env install numpy``; no FEM library is
-importable there, while casekit's own interpreter carries DOLFINx).
+importable there).
 
 Submissions are Python ``solve(case_spec)`` functions run by the same harness as the other
 Python tracks.  The track covers the structured domains (rectangles, the periodic square and

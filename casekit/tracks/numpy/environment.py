@@ -1,6 +1,6 @@
 """The numpy track's environment: NumPy, SciPy (and what casekit's runtime modules need: SymPy,
 jsonschema) pinned in a venv of its own -- no FEM library is importable there, which is the
-point of the track (casekit's own interpreter carries DOLFINx); a smoke solve checks it."""
+point of the track (casekit's own venv carries DOLFINx); a smoke solve checks it."""
 
 from __future__ import annotations
 
