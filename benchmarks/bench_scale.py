@@ -10,7 +10,9 @@ then evaluates ``--submissions`` attempts (the cases' calibration solvers as sub
 several systems, ``--eval-repeats`` timed runs each).  Printed per configuration: wall times,
 the share of the build outside the FEM solves (of its tasks' time, and of its wall time x
 workers), the evaluation's overhead per attempt and per sandboxed run (outside every timed
-region), and the speed-ups of 2 workers over 1.  Then a projection, from the measured
+region), and the speed-ups of 2 workers over 1.  "outside runs" sums the sandboxed runs' own
+wall times, which overlap while a series is staged (``casekit.execution.run_series``), so it
+is a lower bound.  Then a projection, from the measured
 per-task costs, of the wall time of the 645-case build on three tracks and of 10 systems x 3
 attempts on N workers.
 
@@ -80,6 +82,11 @@ def run_config(kind: str, workers: int, paths: list[Path], submissions: int, out
     build(paths, BuildOptions(root / "build", track, repeats=repeats), executor=executor)
     untimed_wall = time.monotonic() - t0
 
+    row = {"config": f"{kind}:{workers}", "workers": workers, "cases": len(outcomes), "built": len(built),
+           "build_wall": build_wall, "build_task_seconds": task, "build_solve_seconds": solve,
+           "build_run_seconds": runs, "untimed_wall": untimed_wall, "attempts": 0, "eval_repeats": eval_repeats}
+    if submissions <= 0:  # builds only
+        return row
     store = open_store(root / "build", track)
     write_baselines(store, root / "subs", ("calibration",), track)
     systems = max(1, round(submissions / max(len(store.records), 1)))
@@ -93,11 +100,7 @@ def run_config(kind: str, workers: int, paths: list[Path], submissions: int, out
     eval_wall = time.monotonic() - t0
     timed = sum(sum(v["runtime"]["runs"]) for v in verdicts if v["runtime"])
     cal_timed = sum(sum(runs) for runs in {v["case_id"]: v["timing"]["reference_runs"] for v in verdicts}.values())
-    return {"config": f"{kind}:{workers}", "workers": workers, "cases": len(outcomes), "built": len(built),
-            "build_wall": build_wall, "build_task_seconds": task, "build_solve_seconds": solve,
-            "build_run_seconds": runs,
-            "untimed_wall": untimed_wall,
-            "attempts": len(verdicts), "eval_repeats": eval_repeats,
+    return {**row, "attempts": len(verdicts),
             "attempt_runs": sum(len(v["runtime"]["runs"]) for v in verdicts if v["runtime"]),
             "passed": sum(v["passed"] for v in verdicts), "eval_wall": eval_wall,
             "eval_timed_seconds": timed + cal_timed,
@@ -122,22 +125,25 @@ def report(rows: list[dict[str, Any]]) -> None:
         non_fem_wall = 1 - r["build_solve_seconds"] / (r["build_wall"] * r["workers"])
         non_run = 1 - r.get("build_run_seconds", float("nan")) / r["build_task_seconds"] \
             if r["build_task_seconds"] else float("nan")
-        outside = r["eval_wall"] * r["workers"] - r["eval_timed_seconds"]
-        overhead = outside / max(r["attempts"], 1)
-        per_run = outside / max(r.get("attempt_runs", r["attempts"]) + r["calibration_runs"], 1)
         sb = b["build_wall"] / r["build_wall"] if b else float("nan")
         su = b["untimed_wall"] / r["untimed_wall"] if b else float("nan")
-        se = b["eval_wall"] / r["eval_wall"] if b else float("nan")
-        print(f"{r['config']:>8s} {r['built']:>2d}/{r['cases']:<2d} {r['build_wall']:8.1f} {100 * non_fem:7.1f}% "
-              f"{100 * non_fem_wall:7.1f}% {100 * non_run:7.1f}% {sb:8.2f} {r['untimed_wall']:9.1f} {su:8.2f} "
-              f"{r['attempts']:8d} "
-              f"{r['eval_wall']:7.1f} "
-              f"{overhead:14.2f} s {per_run:6.2f} s {se:8.2f}")
+        line = (f"{r['config']:>8s} {r['built']:>2d}/{r['cases']:<2d} {r['build_wall']:8.1f} {100 * non_fem:7.1f}% "
+                f"{100 * non_fem_wall:7.1f}% {100 * non_run:7.1f}% {sb:8.2f} {r['untimed_wall']:9.1f} {su:8.2f} "
+                f"{r['attempts']:8d} ")
+        if r["attempts"]:
+            outside = r["eval_wall"] * r["workers"] - r["eval_timed_seconds"]
+            overhead = outside / r["attempts"]
+            per_run = outside / max(r.get("attempt_runs", r["attempts"]) + r["calibration_runs"], 1)
+            se = b["eval_wall"] / r["eval_wall"] if b and b["attempts"] else float("nan")
+            line += f"{r['eval_wall']:7.1f} {overhead:14.2f} s {per_run:6.2f} s {se:8.2f}"
+        else:
+            line += f"{'-':>7s} {'-':>16s} {'-':>8s} {'-':>8s}"
+        print(line)
     one = next((r for r in rows if r["workers"] == 1), None)
     if one is None:
         return
     per_case = one["build_wall"] / max(one["cases"], 1)
-    per_attempt = one["eval_wall"] / max(one["attempts"], 1)
+    per_attempt = one["eval_wall"] / one["attempts"] if one["attempts"] else float("nan")
     print("\nprojection from one worker's measured cost per task "
           f"({per_case:.1f} s per case built, {per_attempt:.1f} s per attempt evaluated; DOLFINx costs for every "
           "track, the other tracks measured slower or faster per family in bench_build):")
@@ -151,7 +157,7 @@ def report(rows: list[dict[str, Any]]) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--per-family", type=int, default=3)
-    ap.add_argument("--submissions", type=int, default=100)
+    ap.add_argument("--submissions", type=int, default=100, help="attempts to evaluate (0: builds only)")
     ap.add_argument("--configs", default="local:1,local:2,dask:1,dask:2")
     ap.add_argument("--track", default="dolfinx")
     ap.add_argument("--out", type=Path, default=REPO / "build" / "bench-scale")

@@ -18,6 +18,7 @@ Neumann, Robin and traction data use the exact outward normal of the tag.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -90,6 +91,11 @@ class Derived:
         return pts[self.domain.inside(pts)]
 
     def case_spec(self) -> dict[str, Any]:
+        """The agent-visible case_spec (a fresh copy each call: it is rendered once)."""
+        return copy.deepcopy(self._case_spec)
+
+    @cached_property
+    def _case_spec(self) -> dict[str, Any]:
         return build_case_spec(self)
 
     def target_entries(self) -> list[dict[str, Any]]:

@@ -113,8 +113,14 @@ def on_shared_machine(fn: Callable[[Any], Any], workers: int, item: Any) -> Any:
 
 
 def staging_width() -> int:
-    """How many runs a series stages at once: this worker's share of the usable cores."""
-    return max(1, len(os.sched_getaffinity(0)) // _SHARING)
+    """How many runs a series stages at once: this worker's share of the usable cores, among the
+    workers of its executor or ``$CASEKIT_SHARED_BY`` processes that evaluate or build on this
+    machine at the same time (whichever is more)."""
+    try:
+        shared = int(os.environ.get("CASEKIT_SHARED_BY", "1"))
+    except ValueError:
+        shared = 1
+    return max(1, len(os.sched_getaffinity(0)) // max(_SHARING, shared, 1))
 
 
 def run_series(track: Track, runs: Sequence[Planned], *, limits: Limits, hide: tuple[Path, ...], runner: str,

@@ -43,8 +43,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """A marker per registered track: tests that need its environment (``-m dolfinx``)."""
+    """A marker per registered track: tests that need its environment (``-m dolfinx``).  Under
+    pytest-xdist, the workers share the machine's cores for staging runs, as an executor's do."""
+    import os
+
     from casekit.tracks import TRACKS
+
+    os.environ.setdefault("CASEKIT_SHARED_BY", os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
 
     for name in TRACKS.names():
         config.addinivalue_line("markers", f"{name}: needs the {name} track environment")

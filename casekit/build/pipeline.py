@@ -24,7 +24,6 @@ from casekit import SCHEMA_VERSION, __version__
 from casekit.build import cheaters, references
 from casekit.build.cache import StageCache, key
 from casekit.build.machine import environment, machine
-from casekit.derive import derive
 from casekit.errors import CasekitError
 from casekit.execution import execute
 from casekit.ids import public_id
@@ -39,7 +38,7 @@ from casekit.solvers.targets import from_grid as target_estimates
 from casekit.thresholds import E_BASE_RANGE, target_thresholds, thresholds
 from casekit.tracks import TRACKS
 from casekit.tracks.base import Track
-from casekit.validate import check_source
+from casekit.validate import check_and_derive
 
 #: the calibration timing protocol (part of the calibration stage's cache key): 2 = every timed run
 #: from a fresh state (JIT compilation inside it), no warm-up, every run checked; 3 = the DOLFINx
@@ -138,15 +137,14 @@ class CaseBuild:
         o = self.outcome
         with self._stage("derive"):
             data = load_source_dict(self.path)
-        with self._stage("validate"):
-            problems = check_source(data, self.path)
+        with self._stage("validate"):  # derives the case: the checks are made on what it derives
+            problems, d = check_and_derive(data, self.path)
             if problems:
                 raise Rejected("rejected", f"invalid: {problems[0].render()}"
                                + (f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""))
-        with self._stage("derive"):
-            source = CaseSource.from_dict(data)
-            o.case_id, o.family, o.domain = source.id, source.family, source.domain.template
-            d = derive(source)
+            assert d is not None
+        source = d.source
+        o.case_id, o.family, o.domain = source.id, source.family, source.domain.template
         if self.opts.track not in source.tracks:
             raise Rejected("skipped", f"the case does not list track {self.opts.track!r}")
         if not self.track.supports(source.family, source.domain.template):

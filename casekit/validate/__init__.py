@@ -143,14 +143,23 @@ def _sources(path: Path, settings: Settings) -> Iterator[tuple[str | None, list[
 def check_source(data: dict[str, Any], path: Path | None = None,
                  settings: Settings | None = None) -> list[Problem]:
     """Every problem of one case source (as loaded from YAML), classified."""
-    return [classify(p) for p in _check_source(data, path, settings)]
+    return check_and_derive(data, path, settings)[0]
 
 
-def _check_source(data: dict[str, Any], path: Path | None, settings: Settings | None) -> list[Problem]:
+def check_and_derive(data: dict[str, Any], path: Path | None = None,
+                     settings: Settings | None = None) -> tuple[list[Problem], Derived | None]:
+    """:func:`check_source`, and the derived case the checks were made on (None when it could not
+    be derived), so that a caller that goes on with it (the build) derives it once."""
+    problems, derived = _check_source(data, path, settings)
+    return [classify(p) for p in problems], derived
+
+
+def _check_source(data: dict[str, Any], path: Path | None, settings: Settings | None
+                  ) -> tuple[list[Problem], Derived | None]:
     case_id = data.get("id") if isinstance(data.get("id"), str) else None
     problems = [p.located(case_id=case_id) for p in schema.validate(data, "case_source")]
     if any(not p.message.startswith("unknown field") for p in problems):
-        return problems  # structurally broken: deeper checks would only repeat it
+        return problems, None  # structurally broken: deeper checks would only repeat it
     source = CaseSource.from_dict(data)
     source.path = path
     problems += _naming(source, path)
@@ -161,11 +170,11 @@ def _check_source(data: dict[str, Any], path: Path | None, settings: Settings | 
         view = _view_of_derived(derived)  # renders the case_spec, which can fail too
     except CasekitError as exc:
         problems += [p.located(case_id=source.id) for p in (exc.problems or [exc.as_problem()])]
-        return problems + _typed_leaks(source)
+        return problems + _typed_leaks(source), None
     problems += _typed(derived)
     problems += run_all(view, settings)
     problems += _targets(derived)
-    return problems
+    return problems, derived
 
 
 def _time_steps(source: CaseSource) -> list[Problem]:

@@ -106,8 +106,12 @@ def test_workers_that_share_a_machine_share_its_cores_for_staging() -> None:
     from casekit.execution import on_shared_machine, staging_width
 
     cores = len(os.sched_getaffinity(0))
-    assert on_shared_machine(lambda _: staging_width(), 1, None) == cores
-    assert on_shared_machine(lambda _: staging_width(), 2 * cores, None) == 1
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("CASEKIT_SHARED_BY", "1")
+        assert on_shared_machine(lambda _: staging_width(), 1, None) == cores
+        assert on_shared_machine(lambda _: staging_width(), 2 * cores, None) == 1
+        mp.setenv("CASEKIT_SHARED_BY", str(2 * cores))  # other casekit processes on this machine
+        assert on_shared_machine(lambda _: staging_width(), 1, None) == 1
     on_shared_machine(lambda _: None, 1, None)
 
 
