@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import fcntl
 import os
+import socket
 import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -59,12 +60,19 @@ class TimingLock:
         os.close(fd)  # closing the only descriptor of the open file releases the lock
 
 
+def timing_lock_file(lock_dir: Path) -> Path:
+    """The lock file of this host in a build directory: every worker of the build on one machine
+    (local processes, Dask workers of a cluster or a LocalCluster) times its calibrations only
+    while no other holds it; workers on other hosts time on their own machines."""
+    return lock_dir / f".timing-{socket.gethostname()}.lock"
+
+
 def build_case(item: tuple[Path, BuildOptions, Callable[[str, str], None] | None, Path | None]) -> CaseOutcome:
     """Build one case (runs on the executor's workers; writes under the build directory).  With a
-    lock file, timed runs wait for every process holding it (the workers of one build directory);
-    without, for the other threads of this process."""
-    path, opts, progress, lock_file = item
-    lock: AbstractContextManager[Any] = TimingLock(lock_file) if lock_file else _TIMING_LOCK
+    lock directory, timed runs wait for every process of this host holding its lock file (the
+    workers of one build directory); without, for the other threads of this process."""
+    path, opts, progress, lock_dir = item
+    lock: AbstractContextManager[Any] = TimingLock(timing_lock_file(lock_dir)) if lock_dir else _TIMING_LOCK
     return CaseBuild(path, opts, lock, progress or (lambda case, stage: None)).run()
 
 
@@ -86,10 +94,9 @@ def build(paths: list[Path], opts: BuildOptions, jobs: int = 1,
         # derivation and validation are Python: threads would share one interpreter lock
         options = dataclasses.replace(options, processes=True)
     runner = executors.make(options)
-    # worker processes on this machine share a lock file (a remote Dask cluster's workers pair
-    # their timing on themselves: one task at a time per worker)
-    lock_file = opts.build_dir / ".timing.lock" if options.processes or (
-        options.kind == "dask" and not options.scheduler) else None
+    # worker processes share a lock file per host: no calibration is timed while another worker on
+    # the same machine times one (a shared file system holds one file per host)
+    lock_dir = opts.build_dir if options.processes or options.kind == "dask" else None
     in_process = options.kind == "local" and not options.processes  # a callback cannot travel
     outcomes: list[CaseOutcome] = []
 
@@ -98,7 +105,7 @@ def build(paths: list[Path], opts: BuildOptions, jobs: int = 1,
         done(o)
 
     try:
-        runner.run(build_case, [(f, opts, progress if in_process else None, lock_file) for f in files], arrived)
+        runner.run(build_case, [(f, opts, progress if in_process else None, lock_dir) for f in files], arrived)
     except KeyboardInterrupt:
         _write(opts, outcomes)  # what finished; a rerun resumes from the stage cache
         raise
