@@ -77,6 +77,8 @@ def kill_all(cgroup: dict[str, Any], timeout: float = 20.0) -> bool:
         if time.monotonic() > deadline:
             return False
         for pid in pids:
+            if pid in (os.getpid(), os.getppid()):
+                continue  # never the caller: a listed pid reused after its run's process ended
             try:
                 os.kill(pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
