@@ -31,6 +31,7 @@ import os
 import selectors
 import shutil
 import signal
+import socket
 import struct
 import subprocess
 import sys
@@ -315,7 +316,10 @@ class _LiveRun(Staged):
             r_start, w_start = pipe()
             r_end, w_end = pipe()
             r_res, w_res = pipe()
-            r_go, self.w_go = pipe() if staged else (-1, -1)
+            # the go channel is a socket pair: a send to a run that has ended fails with an error
+            # (MSG_NOSIGNAL), where a pipe would raise SIGPIPE -- which a process that imported
+            # PETSc (whose signal handler aborts) does not survive
+            r_go, self.w_go = _go_channel(fds) if staged else (-1, -1)
             timed = spec.timing in ("harness", "wrapper")
             env = dict(spec.env)
             if spec.timing == "harness":
@@ -394,7 +398,7 @@ class _LiveRun(Staged):
             self.waited = max(0.0, time.monotonic() - self.ready_at)  # the wait for go is not the run's time
             deadline += self.waited
             try:
-                os.write(self.w_go, b"g")
+                _send_go(self.w_go)
             except OSError:
                 pass  # the run has ended already: its result says how
             os.close(self.w_go)
@@ -519,6 +523,20 @@ def _watch(r_start: int, r_end: int, proc: subprocess.Popen[bytes], deadline: fl
                 return started, ended, False
     finally:
         sel.close()
+
+
+def _go_channel(opened: list[int]) -> tuple[int, int]:
+    """(the run's end, casekit's end) of a connected socket pair, both appended to ``opened``."""
+    a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    run_end, own_end = b.detach(), a.detach()
+    opened.extend((run_end, own_end))
+    return run_end, own_end
+
+
+def _send_go(fd: int) -> None:
+    """One byte on casekit's end of the go channel, without SIGPIPE if the run has ended."""
+    with socket.socket(fileno=os.dup(fd)) as sock:
+        sock.send(b"g", socket.MSG_NOSIGNAL)
 
 
 def _wait_ready(r_start: int, proc: subprocess.Popen[bytes], deadline: float) -> tuple[str, float]:
