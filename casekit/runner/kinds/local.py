@@ -279,10 +279,11 @@ def _sweep_runs_dir() -> None:
 
 
 class _LiveRun(Staged):
-    """One sandboxed run from its start to its result.  Staged (``staged``), the harness gets the
-    read end of a go pipe: it writes a ready byte on the timing descriptor once the track's
-    libraries are imported and waits for one byte on the go pipe before it writes the start byte
-    and touches the submission; the pipe's end of file (:meth:`cancel`) makes it exit.  The
+    """One sandboxed run from its start to its result.  Staged (``staged``), the harness gets one
+    end of a go channel (a socket pair): it writes a ready byte on the timing descriptor once the
+    track's libraries are imported and waits for one byte on the go channel before it writes the
+    start byte and touches the submission; the channel's end of file (:meth:`cancel`) makes it
+    exit.  The
     run's wall-clock timeout and wall time count its time before the ready byte (or before it
     ended, if it never got there) and after ``go``, never the wait between them.  A staged run
     that starts its timed region before ``go`` does not follow the protocol: it is killed and
@@ -415,7 +416,7 @@ class _LiveRun(Staged):
         if self.done is not None:
             return
         if self.w_go >= 0:
-            os.close(self.w_go)  # end of file on the go pipe: the harness exits untouched
+            os.close(self.w_go)  # end of file on the go channel: the harness exits untouched
             self.w_go = -1
         self.cg.kill()
         _kill(self.proc)

@@ -110,7 +110,10 @@ class Problem:
                     itg = itg.reconstruct(metadata={**itg.metadata(), "quadrature_degree": min(q, cap)})
                 integrals.append(itg)
             capped.append(ufl.Form(integrals))
-        return compile_together(self.mesh, capped)
+        # dolfinx.fem.form, one by one: FFCx's own JIT (a cffi module built through setuptools per
+        # form), as every DOLFINx solver compiles -- the calibration pays for its forms what a
+        # submission pays, so the runtime gate stays within reach of a standard solver
+        return [fem.form(f, dtype=PETSc.ScalarType) for f in capped]
 
     # -- expressions ---------------------------------------------------------------------
     def tree(self, value: Any, params: tuple[str, ...] = ()) -> Any:
@@ -220,14 +223,6 @@ class Problem:
     # -- time ----------------------------------------------------------------------------
     def time_steps(self) -> tuple[int, float]:
         return self.settings.steps(self.t0, self.t_end)
-
-
-def compile_together(mesh: Any, forms: list[ufl.Form]) -> list[fem.Form]:
-    """``forms`` (on ``mesh``) compiled by ``dolfinx.fem.form``, one by one: FFCx's own JIT (a
-    cffi module built through setuptools for each form), as every DOLFINx solver compiles its
-    forms -- the calibration pays for its forms what a submission pays, so the runtime gate
-    stays within reach of a standard solver."""
-    return [fem.form(f, dtype=PETSc.ScalarType) for f in forms]
 
 
 def add(*forms: Any) -> Any:
