@@ -7,8 +7,10 @@ A family's ``authoring`` defaults and the settings of each chosen axis level are
 ``params``        family parameter values
 ``solution``      ``{"kind": <catalogue entry>, "options": {...}}`` for the leading unknown;
                   ``pressure`` likewise for velocity/pressure families
-``time``          ``{"t_end": ..., "factor": "decay"|"oscillate"|"grow"|"standing", "rate": ...}``;
-                  families that may be steady are transient only when ``time`` is given
+``time``          ``{"t_end": ..., "factor": "decay"|"oscillate"|"grow"|"standing", "rate": ...}``:
+                  a transient solution is a sum of modes, each its own spatial shape times its
+                  own time function (``catalogue.time_modes``); families that may be steady
+                  are transient only when ``time`` is given
 ``bc``            ``dirichlet`` | ``mixed`` (Neumann/traction on some parts) | ``robin``
 ``grid``          points across the longest side of the evaluation grid
 ``calibration``   private settings of the calibration solve
@@ -209,18 +211,27 @@ def _solution(family: Family, recipe: dict[str, Any], ctx: BuildContext,
                     depth=lambda p: np.where(ctx.domain.inside(p), ctx.domain.geometry.distance(p), -1.0))
     options = {k: _value(v, ctx) for k, v in spec.get("options", {}).items()}
     lead = family.unknowns[0]
-    factor = cat.time_factor(time["factor"], time["rate"]) if time else sp.Integer(1)
     out: dict[str, Any] = {}
     if lead.vector and len(family.unknowns) > 1:  # velocity and pressure
         u = cat.divergence_free(spec["kind"], c, **options)
-        out[lead.name] = [to_text(sp.expand(ui * factor) if factor != 1 else ui) for ui in u]
+        out[lead.name] = [to_text(ui) for ui in u]
         pspec = recipe.get("pressure", {"kind": "trig"})
         out[family.unknowns[1].name] = to_text(cat.scalar(pspec["kind"], c, **pspec.get("options", {})))
     elif lead.vector:
-        out[lead.name] = [to_text(ui * factor) for ui in cat.vector(spec["kind"], c, **options)]
+        out[lead.name] = [to_text(ui) for ui in cat.vector(spec["kind"], c, **options)]
+    elif time is not None:  # modes of their own shapes and time functions (catalogue.time_modes)
+        # the first mode has the drawn character, the others are skewed sine products
+        shapes = [cat.scalar(spec["kind"], c, **options),
+                  *(num_weight(ctx.rng, 0.4, 0.9) * cat.skewed_product(c, ctx.rng) for _ in range(cat.MODES - 1))]
+        modes = cat.time_modes(time["factor"], time["rate"])
+        out[lead.name] = to_text(sp.Add(*(m * phi for m, phi in zip(shapes, modes, strict=True))))
     else:
-        out[lead.name] = to_text(cat.scalar(spec["kind"], c, **options) * factor)
+        out[lead.name] = to_text(cat.scalar(spec["kind"], c, **options))
     return out
+
+
+def num_weight(rng: np.random.Generator, lo: float, hi: float) -> sp.Expr:
+    return cat.num(rng.uniform(lo, hi), 2)
 
 
 def assign_boundary(family: Family, domain: Domain, mode: str, rng: np.random.Generator,

@@ -86,17 +86,29 @@ def _choice(rng: np.random.Generator, values: list) -> object:
 
 @solution("trig")
 def trig(ctx: Context, rng: np.random.Generator, freq: tuple[int, int] = (1, 2)) -> sp.Expr:
-    """A product of sines/cosines with 1-2 half-waves across the box (whole waves when periodic)."""
+    """Two products of sines/cosines, with 1-2 half-waves across the box and one more (whole
+    waves when periodic), plus a gentle non-separable mode.  One product alone is an
+    eigenfunction of the Laplacian: its forcing would be the solution times a number."""
+    return skewed_product(ctx, rng, freq) + num(0.5 + rng.random()) * _smooth_extra(ctx, rng)
+
+
+def skewed_product(ctx: Context, rng: np.random.Generator, freq: tuple[int, int] = (1, 2)) -> sp.Expr:
+    """A product of sines with 1-2 half-waves across the box (whole waves when periodic), the
+    factors' wave vectors at an angle: a product of sines in x and in y alone is an eigenfunction
+    of the Laplacian (its forcing is the solution times a number), a skewed one is not."""
     out = sp.Integer(1)
     for i in range(ctx.dim):
         k = int(rng.integers(freq[0], freq[1] + 1))
         s = ctx.unit(i)
         if i in ctx.periodic:
             out *= (sp.sin if rng.random() < 0.5 else sp.cos)(2 * k * sp.pi * s)
-        else:
-            phase = _choice(rng, [0, sp.Rational(1, 4), sp.Rational(1, 2)])
-            out *= sp.sin(k * sp.pi * s + phase * sp.pi) if phase else sp.sin(k * sp.pi * s)
-    return out + num(0.5 + rng.random()) * _smooth_extra(ctx, rng)
+            continue
+        prev = next((j for j in range(i - 1, -1, -1) if j not in ctx.periodic), None)
+        if prev is not None:  # lean on the previous non-periodic coordinate
+            s = s + num(rng.uniform(0.3, 0.6), 1) * ctx.unit(prev)
+        phase = _choice(rng, [0, sp.Rational(1, 4), sp.Rational(1, 2)])
+        out *= sp.sin(k * sp.pi * s + phase * sp.pi) if phase else sp.sin(k * sp.pi * s)
+    return out
 
 
 def _smooth_extra(ctx: Context, rng: np.random.Generator) -> sp.Expr:
@@ -123,24 +135,43 @@ def poly(ctx: Context, rng: np.random.Generator, degree: int = 3) -> sp.Expr:
     out = sp.Add(*terms)
     for i in ctx.periodic:
         out *= 1 + sp.sin(2 * sp.pi * vs[i]) / 2
-    return out
+    return out + num(rng.uniform(2.0, 4.0)) * _bubble(ctx) * (1 + num(rng.uniform(0.5, 1.5)) * vs[0] * vs[-1])
+
+
+def _bubble(ctx: Context) -> sp.Expr:
+    """A polynomial that vanishes on the bounding box's non-periodic sides: what a solution
+    carries of it, no fit to boundary data can recover (on a box; elsewhere it is small there)."""
+    out = sp.Integer(1)
+    for i in range(ctx.dim):
+        if i not in ctx.periodic:
+            out *= ctx.unit(i) * (1 - ctx.unit(i))
+    return 16 * out if ctx.dim == 2 else 64 * out
 
 
 @solution("gauss")
 def gauss(ctx: Context, rng: np.random.Generator, width: float = 0.2) -> sp.Expr:
-    """A Gaussian bump (width relative to the box) inside the domain on a gentle linear background."""
+    """A Gaussian bump (width relative to the box) inside the domain, modulated by a wave that
+    turns about once across it, on a gentle linear background.  Unmodulated, the bump is the
+    ``exp`` factor its forcing prints, and the solution that factor plus a background fitted to
+    the boundary data."""
     r2 = sp.Integer(0)
+    phase = sp.Integer(0)
     centre = ctx.interior_point(rng)
+    w = num(width * ctx.size())
+    theta = rng.uniform(0, 2 * math.pi)
+    direction = [math.cos(theta), math.sin(theta), 0.6][: ctx.dim]
     for i in range(ctx.dim):
         c = num(centre[i])
         if i in ctx.periodic:
             r2 += (sp.sin(sp.pi * ctx.unit(i) - sp.pi * (c - num(ctx.lo(i))) / num(ctx.width(i)))
                    * num(ctx.width(i)) / sp.pi) ** 2
+            phase += 2 * sp.pi * ctx.unit(i)
         else:
             r2 += (COORDS[i] - c) ** 2
-    w = num(width * ctx.size())
+            phase += num(1.3 * direction[i] / float(w)) * (COORDS[i] - c)
     background = 1 + ctx.unit(1 if 0 in ctx.periodic else 0) / 2
-    return 2 * sp.exp(-r2 / (2 * w**2)) + background
+    modulation = 1 + num(rng.uniform(0.5, 0.8)) * sp.sin(phase + num(rng.uniform(0.5, 1.0)))
+    return 2 * sp.exp(-r2 / (2 * w**2)) * modulation + background
 
 
 @solution("layer")
@@ -170,17 +201,22 @@ def front(ctx: Context, rng: np.random.Generator, delta: float = 0.05) -> sp.Exp
     theta = rng.uniform(0.15, 0.35) * math.pi
     c, s = math.cos(theta), math.sin(theta)
     arg = num(c) * ctx.unit(0) + num(s) * ctx.unit(1)
-    return sp.tanh((arg - num(0.5 * (c + s))) / num(delta)) + 1
+    # modulated along the front: unmodulated, the front is the tanh factor its forcing prints
+    along = num(-s) * ctx.unit(0) + num(c) * ctx.unit(1)
+    modulation = 1 + num(rng.uniform(0.3, 0.5)) * sp.sin(sp.pi * along + num(rng.uniform(0.2, 1.0)))
+    return (sp.tanh((arg - num(0.5 * (c + s))) / num(delta)) + 1) * modulation
 
 
 @solution("plane_wave")
 def plane_wave(ctx: Context, rng: np.random.Generator, k: float = 10.0) -> sp.Expr:
-    """Oscillatory: a plane wave of wavenumber ``k`` plus a gentler mode of half that wavenumber
-    (a mode of the same wavenumber made the sum an eigenfunction of the Laplacian, and the
-    forcing a constant multiple of the solution: ``leak.multiple``)."""
+    """Oscillatory: a plane wave of wavenumber ``k`` modulated by a gentler mode of half that
+    wavenumber across it (a mode of the same wavenumber made the sum an eigenfunction of the
+    Laplacian, and the forcing a constant multiple of the solution: ``leak.multiple``; a sum of
+    the two is a sum of the forcing's function atoms)."""
     theta = rng.uniform(0.1, 0.4) * math.pi
     kx, ky = num(k * math.cos(theta)), num(k * math.sin(theta))
-    return sp.sin(kx * COORDS[0] + ky * COORDS[1]) + sp.cos((ky * COORDS[0] - kx * COORDS[1]) / 2) / 2
+    # the gentler mode multiplies the wave: added, each is a function atom its forcing prints
+    return sp.sin(kx * COORDS[0] + ky * COORDS[1]) * (1 + sp.cos((ky * COORDS[0] - kx * COORDS[1]) / 2) / 2)
 
 
 @solution("exp_trig")
@@ -212,15 +248,33 @@ def divergence_free(name: str, ctx: Context, **options: object) -> tuple[sp.Expr
 
 
 # ---------------------------------------------------------------------------- time behaviour
-def time_factor(kind: str, rate: float) -> sp.Expr:
-    """decay: exp(-rate t); oscillate: 1 + sin(rate t)/2; grow: 1 + rate t^2."""
+#: modes of a transient solution: each its own spatial shape and its own time function
+MODES = 3
+
+
+def time_modes(kind: str, rate: float) -> tuple[sp.Expr, ...]:
+    """The time functions of a transient solution's :data:`MODES` modes,
+    ``u(x, t) = sum_k M_k(x) phi_k(t)`` with different spatial shapes ``M_k``.
+
+    A single mode (``X(x) T(t)``) makes the answer a multiple of the initial data, with the
+    ratio read off any boundary datum.  Several modes with different rates keep the answer out
+    of the span of what the agent sees, *provided* no mode's shape shows alone in the forcing:
+    ``d/dt sin(w t)`` is ``w cos(w t)``, a time function of its own, so a lone oscillating mode
+    prints its shape as the coefficient of ``cos(w t)``.  Hence: exponentials (their derivative
+    is themselves), oscillations only as rotating pairs (cos and sin of one frequency on two
+    shapes, each derivative mixing both), polynomials in t only as a full chain (1, t, t^2).
+
+    decay: three rates; oscillate: a rotating pair and a decaying mode; grow: 1, t, t^2;
+    standing (second order in time): three frequencies with phases, so that neither u0 nor v0
+    is one shape."""
     r = num(rate)
     if kind == "decay":
-        return sp.exp(-r * T)
+        return sp.exp(-r * T), sp.exp(-num(2.7 * rate) * T), sp.exp(-num(0.35 * rate) * T)
     if kind == "oscillate":
-        return 1 + sp.sin(r * T) / 2
+        return sp.cos(r * T), sp.sin(r * T), sp.exp(-num(1.7 * rate) * T)
     if kind == "grow":
-        return 1 + r * T**2
-    if kind == "standing":  # a standing wave in time (for the wave equation)
-        return sp.cos(r * T) + sp.sin(r * T) / 2
-    raise ValueError(f"unknown time behaviour {kind!r}")
+        return sp.Integer(1), r * T, r**2 * T**2
+    if kind == "standing":
+        return (sp.cos(r * T + sp.Rational(1, 3)), sp.cos(num(1.6 * rate) * T + sp.Rational(4, 5)),
+                sp.cos(num(0.55 * rate) * T + sp.Rational(6, 5)))
+    raise ValueError(f"unknown time behaviour {kind!r} (valid: decay, oscillate, grow, standing)")

@@ -1,13 +1,16 @@
-"""Trivial "cheater" submissions (``casekit.solvers.baselines``) as submission files.
+"""The inversion battery (``casekit.solvers.baselines``) as submission files.
 
-The build scores the cheaters in-process (they are casekit's own code and need no FEM library);
+The build scores the inverters in-process (they are casekit's own code and need no FEM library);
 ``casekit baselines`` writes them as self-contained submissions for ``casekit evaluate``.
 """
 
 from __future__ import annotations
 
-from casekit.solvers.baselines import KINDS, applicable, arrays
+from casekit.solvers.baselines import applicable, arrays, kinds
 from casekit.solvers.bundle import solver_source
+
+#: every registered inverter, by name
+KINDS = kinds()
 
 __all__ = ["KINDS", "applicable", "arrays", "cheater"]
 

@@ -38,7 +38,7 @@ from casekit.solvers.targets import from_grid as target_estimates
 from casekit.thresholds import E_BASE_RANGE, target_thresholds, thresholds
 from casekit.tracks import TRACKS
 from casekit.tracks.base import Track
-from casekit.validate import check_and_derive
+from casekit.validate import check_and_derive, inversion, span
 
 #: the calibration timing protocol (part of the calibration stage's cache key): 2 = every timed run
 #: from a fresh state (JIT compilation inside it), no warm-up, every run checked; 3 = the DOLFINx
@@ -343,48 +343,54 @@ class CaseBuild:
 
     def _trial(self, ref: dict[str, np.ndarray], tau_acc: float, targets: dict[str, dict[str, float]]
                ) -> dict[str, Any]:
+        """The inversion battery and the span check against the reference: a case that an
+        inverter answers within tau_acc (or any target within its tau), or whose reference lies
+        within SPAN_MARGIN x tau_acc of a small span of visible fields, is rejected."""
         k = key("trial", self.source_key, self.opts.track, self.versions, self.code, cheaters.KINDS, tau_acc,
-                {n: (t["value"], t["tau"]) for n, t in targets.items()})
+                {n: (t["value"], t["tau"]) for n, t in targets.items()}, span.SPAN_MARGIN)
         points = self.d.grid.points()
 
         def write(tmp: Path) -> None:
-            # casekit's own trivial baselines, scored in this process (no FEM library, no sandbox:
-            # they are trusted code); a baseline that cannot be scored stops the case (fail closed)
-            results: dict[str, dict[str, Any]] = {}
-            for kind in cheaters.KINDS:
-                if not cheaters.applicable(kind, self.spec):
-                    continue
-                try:
-                    arrays = cheaters.arrays(kind, self.spec)
-                    finite = all(bool(np.isfinite(a[self.mask]).all()) for a in arrays.values())
-                    e = metrics.rel_l2(arrays, ref, self.mask) if finite else float("nan")
-                except Exception as exc:
-                    raise Rejected("failed", f"the trivial baseline {kind!r} could not be scored, so the case "
-                                   f"cannot be shown to reject it: {type(exc).__name__}: {exc}") from None
-                if not finite:  # as a submission it fails the artifact check (non-finite values)
+            # casekit's own inverters, scored in this process (no FEM library, no sandbox: they are
+            # trusted code); an inverter that cannot be scored stops the case (fail closed)
+            try:
+                scored = inversion.score(self.spec, ref, self.mask)
+            except inversion.InverterError as exc:
+                raise Rejected("failed", str(exc)) from None
+            results: dict[str, Any] = {}
+            for kind, (arrays, e) in scored.items():
+                if e is None:  # as a submission it fails the artifact check (non-finite values)
                     results[kind] = {"stage": "F-Exec", "reason": "non-finite values inside the domain"}
                     continue
                 results[kind] = {"stage": "F-Acc" if e > tau_acc else "passes accuracy", "error": e}
-                if targets:  # what the baseline reports as target values, from its grid values
+                if targets:  # what the inverter reports as target values, from its grid values
                     values = target_estimates(self.spec, arrays, points)
                     results[kind]["targets"] = {
                         n: {"error": metrics.rel_scalar(values[n], t["value"]),
                             "passed": bool(metrics.rel_scalar(values[n], t["value"]) <= t["tau"])}
                         for n, t in targets.items()}
-            write_json(tmp / "trial.json", results)
+            fit = span.of_arrays(self.spec, ref, self.mask)
+            write_json(tmp / "trial.json", {"inverters": results,
+                                            "span": {**fit.to_dict(), "ratio": fit.residual / tau_acc}})
 
         entry, cached = self.cache.get_or_put("trial", k, write)
         self._cached("trial", cached)
-        results = read_json(entry / "trial.json")
+        trial = read_json(entry / "trial.json")
+        results = trial["inverters"]
         leaks = [f"{kind} (e={r['error']:.2e})" for kind, r in results.items() if r["stage"] == "passes accuracy"]
         if leaks:
-            raise Rejected("rejected", f"trivial submissions pass the accuracy gate: {', '.join(leaks)}")
+            raise Rejected("rejected", f"inverters answer the case from the agent view alone: {', '.join(leaks)}")
         guessed = [f"{kind} gets {n} (relative error {t['error']:.2e})" for kind, r in results.items()
                    for n, t in (r.get("targets") or {}).items() if t["passed"]]
         if guessed:
-            raise Rejected("rejected", f"trivial submissions pass target gates: {', '.join(guessed)}; choose "
+            raise Rejected("rejected", f"inverters pass target gates: {', '.join(guessed)}; choose "
                            "targets that need a solve")
-        return results
+        fit = trial["span"]
+        if not fit["ratio"] >= span.SPAN_MARGIN:
+            raise Rejected("rejected", f"the reference is within {fit['residual']:.3g} of the {fit['span']} span "
+                           f"(led by {', '.join(fit['leading'])}): {fit['ratio']:.3g} x tau_acc, less than the margin "
+                           f"{span.SPAN_MARGIN:g}")
+        return trial
 
     def _record(self, ref: dict[str, np.ndarray], cal: dict[str, Any], e_base: float, tau: dict[str, float],
                 refinement: dict[str, Any] | None, ref_config: dict[str, Any], trial: dict[str, Any],

@@ -20,9 +20,14 @@ def validate(
                                   "an agent-visible expression and the hidden solution."),
     summary_only: bool = typer.Option(False, "--summary", help="Print only the per-check counts."),
     jobs: int = typer.Option(1, "--jobs", "-j", help="Files checked in parallel processes."),
+    span_table: bool = typer.Option(False, "--span", help="Print every case's span residual: the relative L2 "
+                                    "distance of its hidden output from the closest small span of agent-visible "
+                                    "fields (casekit.validate.span), and that span."),
 ) -> None:
     """Check cases: schema, ids, family/domain consistency, expressions, boundary tags, grid,
-    tolerances, forcing residual, boundary/initial data and leaks of the hidden solution.
+    tolerances, forcing residual, boundary/initial data and leaks of the hidden solution: one
+    expression at a time, a short combination of visible fields (the span residual, reported per
+    case) and the inversion battery (no inverter may come near the answer).
 
     Exit status: 0 when clean, 1 when problems were found, 2 on usage errors.
     """
@@ -38,6 +43,7 @@ def validate(
             "files": report.files, "cases": report.cases, "failed_cases": report.failed_cases(),
             "problems": [p.to_dict() for p in report.problems],
             "by_check": {k: {"problems": n, "cases": c} for k, (n, c) in report.by_check().items()},
+            "cases_measured": [{"file": f, "id": case_id, **m} for (f, case_id), m in sorted(report.measures.items())],
         })
     else:
         if not summary_only:
@@ -51,6 +57,27 @@ def validate(
             for check, (n, c) in report.by_check().items():
                 table.add_row(check, str(n), str(c))
             console.print(table)
+        _span_report(report, span_table)
         status = "clean" if report.ok else f"{len(report.problems)} problem(s) in {report.failed_cases()} case(s)"
         console.print(f"{report.cases} case(s) in {report.files} file(s): {status}", markup=False)
     raise typer.Exit(0 if report.ok else 1)
+
+
+def _span_report(report: object, every_case: bool) -> None:
+    """One line per case with ``--span``; always the smallest and the median residual."""
+    import statistics
+
+    fits = sorted(((m["span"]["residual"], case_id, m["span"]) for (_, case_id), m in
+                   report.measures.items() if "span" in m), key=lambda r: r[0])  # type: ignore[attr-defined]
+    if not fits:
+        return
+    if every_case:
+        table = Table(title="span residual per case (closest small span of visible fields)", show_edge=False)
+        for col in ("case", "residual", "span", "led by"):
+            table.add_column(col)
+        for residual, case_id, fit in fits:
+            table.add_row(case_id, f"{residual:.3g}", fit["span"], ", ".join(fit["leading"]))
+        console.print(table)
+    median = statistics.median(r for r, _, _ in fits)
+    console.print(f"span residual over {len(fits)} manufactured case(s): smallest {fits[0][0]:.3g} ({fits[0][1]}), "
+                  f"median {median:.3g}", markup=False)

@@ -23,7 +23,7 @@ _PACKAGE = Path(__file__).resolve().parent.parent
 #: what every bundle holds (paths under the casekit package; a trailing / is a subpackage)
 RUNTIME = ("__init__.py", "errors.py", "registry.py", "grid.py", "jsonio.py", "resources.py", "schema.py",
            "expr/", "domains/", "solvers/__init__.py", "solvers/artifacts.py", "solvers/settings.py",
-           "solvers/ufl_expr.py", "solvers/baselines.py", "solvers/forms.py", "solvers/targets.py")
+           "solvers/ufl_expr.py", "solvers/baselines/", "solvers/forms.py", "solvers/targets.py")
 #: subpackages and modules that must never reach a sandbox
 NEVER = ("derive", "authoring", "build", "validate", "leak", "evaluate", "importers", "families", "cli",
          "package", "prompts", "report", "demo", "model")

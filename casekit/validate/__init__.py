@@ -34,6 +34,8 @@ class Report:
     problems: list[Problem] = field(default_factory=list)
     files: int = 0
     cases: int = 0
+    #: (file, case id) -> what the checks measured (``span``: the span leak check's fit)
+    measures: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -72,7 +74,10 @@ def collect(paths: Iterable[Path]) -> list[Path]:
     return out
 
 
-def _file_items(path: Path, settings: Settings) -> list[tuple[str | None, list[Problem]]]:
+Item = tuple[str | None, list[Problem], dict[str, Any]]
+
+
+def _file_items(path: Path, settings: Settings) -> list[Item]:
     return list(_records(path, settings) if path.suffix == ".jsonl" else _sources(path, settings))
 
 
@@ -98,8 +103,10 @@ def validate_paths(paths: Iterable[Path], settings: Settings | None = None, jobs
             progress(len(results), len(files))
     for path, items in zip(files, results, strict=True):
         report.files += 1
-        for case_id, problems in items:
+        for case_id, problems, measures in items:
             report.cases += 1
+            if measures and case_id is not None:
+                report.measures[(str(path), case_id)] = measures
             if case_id is not None:
                 if case_id in ids:
                     problems.append(Problem(f"duplicate case id (also in {ids[case_id]})", "/id",
@@ -125,19 +132,20 @@ def classify(p: Problem) -> Problem:
 
 
 # --------------------------------------------------------------------------- sources
-def _sources(path: Path, settings: Settings) -> Iterator[tuple[str | None, list[Problem]]]:
+def _sources(path: Path, settings: Settings) -> Iterator[Item]:
     try:
         data = load_source_dict(path)
     except CasekitError as exc:
-        yield None, [Problem(exc.message, exc.pointer, check="yaml")]
+        yield None, [Problem(exc.message, exc.pointer, check="yaml")], {}
         return
     case_id = data.get("id") if isinstance(data.get("id"), str) else None
+    measures: dict[str, Any] = {}
     try:
-        problems = check_source(data, path, settings)
+        problems, _ = check_and_derive(data, path, settings, measures)
     except Exception as exc:  # a defect of casekit's: reported for this case, the others are still checked
         problems = [Problem(f"casekit could not check this case (a casekit defect, please report it): {exc!r}"[:500],
                             case_id=case_id, check="internal")]
-    yield case_id, problems
+    yield case_id, problems, measures
 
 
 def check_source(data: dict[str, Any], path: Path | None = None,
@@ -146,15 +154,16 @@ def check_source(data: dict[str, Any], path: Path | None = None,
     return check_and_derive(data, path, settings)[0]
 
 
-def check_and_derive(data: dict[str, Any], path: Path | None = None,
-                     settings: Settings | None = None) -> tuple[list[Problem], Derived | None]:
+def check_and_derive(data: dict[str, Any], path: Path | None = None, settings: Settings | None = None,
+                     measures: dict[str, Any] | None = None) -> tuple[list[Problem], Derived | None]:
     """:func:`check_source`, and the derived case the checks were made on (None when it could not
-    be derived), so that a caller that goes on with it (the build) derives it once."""
-    problems, derived = _check_source(data, path, settings)
+    be derived), so that a caller that goes on with it (the build) derives it once; ``measures``
+    receives what the checks measured (the span residual)."""
+    problems, derived = _check_source(data, path, settings, measures if measures is not None else {})
     return [classify(p) for p in problems], derived
 
 
-def _check_source(data: dict[str, Any], path: Path | None, settings: Settings | None
+def _check_source(data: dict[str, Any], path: Path | None, settings: Settings | None, measures: dict[str, Any]
                   ) -> tuple[list[Problem], Derived | None]:
     case_id = data.get("id") if isinstance(data.get("id"), str) else None
     problems = [p.located(case_id=case_id) for p in schema.validate(data, "case_source")]
@@ -173,6 +182,7 @@ def _check_source(data: dict[str, Any], path: Path | None, settings: Settings | 
         return problems + _typed_leaks(source), None
     problems += _typed(derived)
     problems += run_all(view, settings)
+    measures.update(view.measures)
     problems += _targets(derived)
     return problems, derived
 
@@ -320,16 +330,16 @@ def _view_of_derived(d: Derived) -> CaseView:
 
 
 # --------------------------------------------------------------------------- records
-def _records(path: Path, settings: Settings) -> Iterator[tuple[str | None, list[Problem]]]:
+def _records(path: Path, settings: Settings) -> Iterator[Item]:
     try:
         for lineno, data in iter_jsonl(path):
             case_id = data.get("id") if isinstance(data, dict) and isinstance(data.get("id"), str) else None
             problems = check_record(data, settings) if isinstance(data, dict) else [
                 Problem("a record must be a JSON object", check="schema")]
             yield case_id, [Problem(p.message, p.pointer, p.case_id, f"{path}:{lineno}", p.valid, p.check)
-                            for p in problems]
+                            for p in problems], {}
     except CasekitError as exc:
-        yield None, [Problem(exc.message, check="jsonl")]
+        yield None, [Problem(exc.message, check="jsonl")], {}
 
 
 def check_record(data: dict[str, Any], settings: Settings | None = None) -> list[Problem]:

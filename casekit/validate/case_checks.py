@@ -28,6 +28,8 @@ from casekit.families.base import DATA_BC_KINDS
 from casekit.families.calculus import lap
 from casekit.families.inflow import traction_inflow
 from casekit.registry import Registry
+from casekit.scoring.artifacts import output_names
+from casekit.validate import inversion, span
 from casekit.validate.view import CaseView, parse_all, visible_values
 
 
@@ -36,6 +38,8 @@ class Settings:
     gap_min: float = leak.GAP_MIN
     residual_tol: float = 1e-9
     data_tol: float = 1e-8
+    #: smallest relative error of any inverter and smallest span residual (casekit.validate.span)
+    span_gap_min: float = span.SPAN_GAP_MIN
 
 
 Check = Callable[[CaseView, Settings], list[Problem]]
@@ -301,6 +305,49 @@ def multiple_leak(view: CaseView, s: Settings) -> list[Problem]:
                                              "the operator (add a term that changes the ratio)"))
                 break
     return problems
+
+
+def _hidden_on_grid(view: CaseView) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    assert view.solution is not None
+    names = output_names(view.spec)
+    mask = view.grid.mask(view.domain.inside)
+    return inversion.exact_arrays(view.spec, view.solution[view.output.of], view.output.kind, names, view.t_end,
+                                  view.grid.points(), mask, view.dim), mask
+
+
+@check("leak.span")
+def span_leak(view: CaseView, s: Settings) -> list[Problem]:
+    """The hidden output stays far from every combination of each small span of visible fields
+    (``casekit.validate.span``); the residual is kept on the view for the report."""
+    if view.solution is None:
+        return []
+    ref, mask = _hidden_on_grid(view)
+    found = span.of_arrays(view.spec, ref, mask)
+    view.measures["span"] = found.to_dict()
+    if found.residual >= s.span_gap_min:
+        return []
+    return [view.problem("/", f"the hidden output at t_end is within {found.describe()}: a short combination of "
+                         "what the agent sees reproduces the answer", "leak.span",
+                         f"a span residual of at least {s.span_gap_min} (a solution with modes of different shapes "
+                         "and rates, none an eigenfunction or a printed factor)")]
+
+
+@check("leak.inversion")
+def inversion_leak(view: CaseView, s: Settings) -> list[Problem]:
+    """No inverter of the battery (``casekit.solvers.baselines``) comes within ``span_gap_min``
+    of the manufactured answer using only the agent view."""
+    if view.solution is None:
+        return []
+    ref, mask = _hidden_on_grid(view)
+    try:
+        scored = inversion.score(view.spec, ref, mask)
+    except inversion.InverterError as exc:
+        return [view.problem("/", str(exc), "leak.inversion")]
+    close = {kind: e for kind, (_, e) in scored.items() if e is not None and e < s.span_gap_min}
+    view.measures["inversion"] = {kind: e for kind, (_, e) in scored.items()}
+    return [view.problem("/", f"the inverter {kind!r} reproduces the answer from the agent view alone (relative "
+                         f"L2 error {e:.2e})", "leak.inversion",
+                         f"every inverter at least {s.span_gap_min} away") for kind, e in sorted(close.items())]
 
 
 def _constant_ratio(v: Any, h: Any, pts: np.ndarray, times: list[float], dim: int) -> float | None:

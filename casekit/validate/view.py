@@ -7,7 +7,7 @@ semantic check (residual, boundary data, leaks, ...) runs on exactly the text an
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
@@ -38,6 +38,8 @@ class CaseView:
     solution_text: dict[str, Any] | None
     #: maps a pointer inside case_spec to the pointer the reader should look at in the file
     locate: Locate
+    #: what checks measured beyond their findings (e.g. the span residual), for reports
+    measures: dict[str, Any] = field(default_factory=dict)
 
     @property
     def dim(self) -> int:

@@ -1,0 +1,1 @@
+"""One module per inverter; each registers itself (``casekit.solvers.baselines.register``)."""

@@ -1,0 +1,94 @@
+"""The span leak check: the hidden output must stay far from everything visible, combined.
+
+A single visible expression may be far from the answer while a short linear combination of
+visible fields reproduces it: the final field of a separable transient solution is the initial
+data times a number read off a boundary datum, a Gaussian peak is the ``exp`` factor of its
+forcing plus a linear background.  This check fits the hidden output at t_end, by least squares
+over the in-domain grid points, with the whole dictionary of visible fields
+(:mod:`casekit.solvers.baselines.visible`: initial data, forcing and every boundary datum at
+five times, their time coefficients, every function atom, a linear background).  The fit is
+the *oracle* one -- it may use the hidden field to choose the coefficients, which no agent can
+-- so a residual above the accuracy threshold proves that no linear combination of these
+fields, however chosen, passes.
+
+* **Validation** requires the relative residual to be at least :data:`SPAN_GAP_MIN` (before
+  the build knows tau_acc; the leak check's gap is 0.1 for one expression).
+* **The build** requires residual / tau_acc of at least :data:`SPAN_MARGIN` on the reference
+  (manufactured or numerical) and records the ratio with the trial.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from casekit.solvers.baselines.view import AgentView, lstsq
+from casekit.solvers.baselines.visible import spans
+
+#: smallest relative residual validation accepts (no tau_acc is known before the build)
+SPAN_GAP_MIN = 0.05
+#: smallest residual / tau_acc the build accepts
+SPAN_MARGIN = 10.0
+#: at most this many in-domain points take part in a fit (evenly strided)
+MAX_POINTS = 3000
+#: fields named in a report (largest contributions first)
+LEADING = 3
+
+
+@dataclass(frozen=True)
+class SpanFit:
+    #: relative L2 residual of the best fit of the hidden output by the closest span
+    residual: float
+    #: that span's name (``casekit.solvers.baselines.visible.spans``)
+    span: str
+    #: how many fields it held
+    fields: int
+    #: the fields that carry most of the best fit
+    leading: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"residual": self.residual, "span": self.span, "fields": self.fields, "leading": list(self.leading)}
+
+    def describe(self) -> str:
+        return (f"{self.residual:.3g} (relative L2) from a combination of the {self.span} span, {self.fields} "
+                f"visible fields led by {', '.join(self.leading) or '-'}")
+
+
+def fit(spec: dict[str, Any], points: np.ndarray, hidden: np.ndarray) -> SpanFit:
+    """The best fit of ``hidden`` ((N,) or (N, k) at ``points`` inside the domain) by each span
+    of visible fields of ``spec``; the closest span's.  Each component is fitted on its own
+    (the most an attacker can do)."""
+    if len(points) > MAX_POINTS:
+        keep = np.linspace(0, len(points) - 1, MAX_POINTS).astype(int)
+        points, hidden = points[keep], hidden[keep]
+    h = np.asarray(hidden, dtype=float).reshape(len(points), -1)
+    best: SpanFit | None = None
+    for name, dictionary in spans(AgentView(spec)).items():
+        found = _fit_one(name, dictionary, points, h)
+        if best is None or found.residual < best.residual:
+            best = found
+    assert best is not None
+    return best
+
+
+def _fit_one(name: str, dictionary: list[Any], points: np.ndarray, h: np.ndarray) -> SpanFit:
+    with np.errstate(all="ignore"):
+        basis = np.column_stack([np.broadcast_to(np.asarray(f.values(points), dtype=float), (len(points),))
+                                 for f in dictionary])
+    basis = np.where(np.isfinite(basis), basis, 0.0)
+    coef = lstsq(basis, h)
+    norm = float(np.linalg.norm(h))
+    residual = float(np.linalg.norm(h - basis @ coef)) / norm if norm > 0 else float("inf")
+    share = np.linalg.norm(basis[:, :, None] * coef[None, :, :], axis=(0, 2))
+    order = np.argsort(-share)[:LEADING]
+    return SpanFit(residual, name, len(dictionary), tuple(dictionary[i].name for i in order if share[i] > 0))
+
+
+def of_arrays(spec: dict[str, Any], arrays: dict[str, np.ndarray], mask: np.ndarray) -> SpanFit:
+    """:func:`fit` of output arrays on the evaluation grid (a reference), inside ``mask``."""
+    view = AgentView(spec)
+    points = view.points[np.ravel(mask)]
+    hidden = np.column_stack([np.ravel(arrays[name])[np.ravel(mask)] for name in sorted(arrays)])
+    return fit(spec, points, hidden)

@@ -1,0 +1,162 @@
+"""Cases that can be answered without solving are refused: the inversion battery
+(``casekit.solvers.baselines``), the span leak check (``casekit.validate.span``) and the
+generator that draws only what passes both."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from casekit.authoring.new import make_case
+from casekit.build import references
+from casekit.derive import derive
+from casekit.model.source import CaseSource
+from casekit.scoring import metrics
+from casekit.solvers.baselines import INVERTERS, applicable, arrays, kinds
+from casekit.validate import check_source
+from casekit.validate.span import SPAN_GAP_MIN, fit
+from tests.helpers import poisson
+
+HEAT: dict[str, Any] = {
+    "id": "heat_invertible",
+    "family": "heat",
+    "domain": {"template": "l_shape"},
+    "pde": {"params": {"kappa": 1.0}, "time": {"t0": 0.0, "t_end": 0.5}},
+    "boundary": dict.fromkeys(("bottom", "right", "step_top", "step_left", "top", "left"), "dirichlet"),
+    "eval_grid": {"nx": 33, "ny": 33},
+    "output": {"field": "u"},
+    "calibration": {"dt": 0.01},
+    "tracks": ["dolfinx"],
+}
+
+#: per inverter: a case source built to be invertible by it (a solution it reads off the view)
+INVERTIBLE: dict[str, dict[str, Any]] = {
+    "zero": poisson(manufactured_solution={"u": "0"}),
+    # derived Dirichlet data never reproduce the solution inside: these type it (as imported records did)
+    "dirichlet_first": poisson(manufactured_solution={"u": "2 + x/1000 + y*x/1000"}, boundary={
+        **dict.fromkeys(("left", "right", "top", "bottom"), "dirichlet"),
+        "bottom": {"kind": "dirichlet", "value": "2 + x/1000 + y*x/1000"}}),
+    "dirichlet_nearest": poisson(manufactured_solution={"u": "3 + x*y/1000"}, boundary={
+        tag: {"kind": "dirichlet", "value": "3 + x*y/1000"} for tag in ("left", "right", "top", "bottom")}),
+    "initial": {**HEAT, "manufactured_solution": {"u": "(1 + t/1000)*(sin(pi*x)*cos(y) + 2)"}},
+    "forcing": poisson(manufactured_solution={"u": "sin(x/2)*sin(sqrt(3)*y/2)"},
+                       pde={"params": {"kappa": 1.0}},
+                       boundary=dict.fromkeys(("left", "right", "top", "bottom"), "dirichlet")),
+    "scaled_initial": {**HEAT, "manufactured_solution": {"u": "exp(-3*t)*(sin(pi*x)*cos(y) + x*y**2 + 1)"}},
+    "scaled_forcing": poisson(manufactured_solution={"u": "cos(pi*x)*cos(2*pi*y) + 3"}, pde={"params": {"kappa": 1.0}},
+                              boundary=dict.fromkeys(("left", "right", "top", "bottom"), "dirichlet")),
+    "time_coefficients": {**HEAT, "manufactured_solution": {
+        "u": "(1 + sin(3*t)/2)*(exp(x)*cos(2*y) + x*y) + exp(-2*t)*sin(pi*x*y)"}},
+    "peak": poisson(manufactured_solution={"u": "2*exp(-30*((x - 0.45)**2 + (y - 0.55)**2)) + 1 + x/2"},
+                    boundary=dict.fromkeys(("left", "right", "top", "bottom"), "dirichlet")),
+    "boundary_poly": poisson(manufactured_solution={"u": "1 + x**3 - 2*x*y**2 + y/3"},
+                             boundary=dict.fromkeys(("left", "right", "top", "bottom"), "dirichlet")),
+    "span_fit": {**HEAT, "manufactured_solution": {"u": "exp(-t)*(cos(pi*x*y) + x**2*y + 2)"}},
+}
+
+
+def _reference(source: dict[str, Any]) -> tuple[dict[str, Any], dict[str, np.ndarray], np.ndarray]:
+    d = derive(CaseSource.from_dict(copy.deepcopy(source)))
+    return d.case_spec(), references.manufactured(d), references.grid_mask(d)
+
+
+def test_every_registered_inverter_has_a_case_built_for_it() -> None:
+    assert sorted(INVERTIBLE) == sorted(kinds())
+    assert {"zero", "dirichlet_first", "dirichlet_nearest", "initial", "forcing"} <= set(kinds())
+
+
+@pytest.mark.parametrize("kind", sorted(INVERTIBLE))
+def test_each_inverter_answers_the_case_built_to_be_invertible(kind: str) -> None:
+    spec, ref, mask = _reference(INVERTIBLE[kind])
+    assert applicable(kind, spec)
+    error = metrics.rel_l2(arrays(kind, spec), ref, mask)
+    assert error < 1e-3, f"{kind}: {error:.2e}"
+    problems = check_source(copy.deepcopy(INVERTIBLE[kind]))
+    named = [p for p in problems if p.check == "leak.inversion" and repr(kind) in p.message]
+    assert named, f"validation does not name {kind}: {[p.render() for p in problems]}"
+
+
+def test_the_issue_attacks_are_refused_as_they_were_found() -> None:
+    """Separable transient data (u(t_end) = ic * g(t_end)/g(t0)) and a Gaussian read off its exp."""
+    spec, ref, mask = _reference(INVERTIBLE["scaled_initial"])
+    assert metrics.rel_l2(arrays("scaled_initial", spec), ref, mask) < 1e-12
+    spec, ref, mask = _reference(INVERTIBLE["peak"])
+    assert metrics.rel_l2(arrays("peak", spec), ref, mask) < 1e-12
+    for kind in ("scaled_initial", "peak"):
+        checks = {p.check for p in check_source(copy.deepcopy(INVERTIBLE[kind]))}
+        assert {"leak.span", "leak.inversion"} <= checks
+
+
+@pytest.mark.parametrize(("family", "domain", "levels"), [
+    ("heat", "l_shape", {"horizon": "long", "solution": "smooth", "bc": "dirichlet"}),
+    ("heat", "unit_square", {"horizon": "short", "solution": "peak", "bc": "dirichlet"}),
+    ("wave", "unit_square", {"speed": "fast", "horizon": "short", "bc": "dirichlet"}),
+    ("burgers", "l_shape", {"viscosity": "moderate", "horizon": "long", "solution": "front", "bc": "dirichlet"}),
+    ("reaction_diffusion", "unit_square", {"reaction": "cubic", "stiffness": "mild", "time": "transient",
+                                           "bc": "dirichlet"}),
+    ("convection_diffusion", "circle", {"peclet": "low", "time": "transient", "bc": "dirichlet"}),
+    ("poisson", "circle", {"solution": "peak", "bc": "dirichlet"}),
+])
+def test_freshly_drawn_cases_resist_every_inverter_and_the_span(family: str, domain: str,
+                                                                levels: dict[str, str]) -> None:
+    new = make_case(family, domain, levels, 4242)
+    spec, ref, mask = _reference(new.source)
+    for kind in kinds():
+        if applicable(kind, spec):
+            assert metrics.rel_l2(arrays(kind, spec), ref, mask) >= SPAN_GAP_MIN, kind
+    d = derive(CaseSource.from_dict(copy.deepcopy(new.source)))
+    points = d.interior_points
+    from casekit import leak
+
+    hidden = leak.output_values(leak.evaluate(d.solution[d.output.of], points, d.t_out, d.dim), d.output.kind)
+    assert fit(spec, points, hidden).residual >= SPAN_GAP_MIN
+
+
+@settings(max_examples=25, deadline=None)
+@given(scale=st.floats(0.1, 10.0), rate=st.floats(0.2, 5.0), shift=st.floats(-2.0, 2.0))
+def test_the_span_fit_of_a_separable_solution_is_exact(scale: float, rate: float, shift: float) -> None:
+    """Any X(x) T(t): the final field lies in the span of the initial data, whatever X and T."""
+    src = {**HEAT, "manufactured_solution": {
+        "u": f"exp(-{rate}*t)*({scale}*sin(pi*x)*cos(y) + x*y**2 + {shift} + 3)"}}
+    d = derive(CaseSource.from_dict(copy.deepcopy(src)))
+    points = d.interior_points
+    from casekit import leak
+
+    hidden = leak.evaluate(d.solution["u"], points, d.t_out, d.dim)
+    found = fit(d.case_spec(), points, hidden)
+    assert found.residual < 1e-8 and found.span in ("initial", "time_coefficients")
+
+
+def test_validate_reports_the_span_residual_of_every_case(tmp_path: Path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from casekit.cli import app
+    from tests.helpers import write
+
+    for i, kind in enumerate(("peak", "boundary_poly")):
+        write(tmp_path, {**INVERTIBLE[kind], "id": f"poisson_case_{i}"})
+    good = make_case("poisson", "unit_square", {"solution": "smooth"}, 7).source
+    write(tmp_path, good)
+    result = CliRunner().invoke(app, ["validate", str(tmp_path / "cases"), "--json"])
+    report = json.loads(result.stdout)
+    measured = {c["id"]: c["span"]["residual"] for c in report["cases_measured"]}
+    assert set(measured) == {"poisson_case_0", "poisson_case_1", good["id"]}
+    assert measured["poisson_case_0"] < 1e-8 and measured[good["id"]] >= SPAN_GAP_MIN
+    text = CliRunner().invoke(app, ["validate", str(tmp_path / "cases"), "--span"]).stdout
+    assert good["id"] in text and "span residual over 3" in text
+
+
+def test_inverters_need_only_the_agent_view() -> None:
+    """An inverter gets the case_spec and nothing else: no hidden key reaches it."""
+    spec, _, _ = _reference(INVERTIBLE["peak"])
+    assert set(spec) <= {"pde", "domain", "bc", "ic", "eval_grid", "output", "targets"}
+    for kind in kinds():
+        assert INVERTERS.get(kind).doc
