@@ -59,3 +59,16 @@ def coarse_case(tmp: Path, src: dict[str, Any], tracks: list[str], cells_across:
     src["evaluation"]["timeout_sec"] = 60.0
     src["tracks"] = tracks
     return write(tmp, src)
+
+
+def build_source(family: str, domain: str, levels: dict[str, str], seed: int, case_id: str | None = None,
+                 salt: bytes | None = None, targets: tuple[str, ...] | list[str] = ()) -> dict[str, Any]:
+    """A generated case source that passes validation, the inversion battery included: the
+    generator's draw for ``seed`` or the next seeds' (what ``casekit new`` does).  Raw draws
+    (``casekit.authoring.builder.build_source``) may be invertible and are refused."""
+    from casekit.authoring.new import make_case
+
+    source = make_case(family, domain, dict(levels), seed, salt=salt, targets=tuple(targets)).source
+    if case_id:
+        source["id"] = case_id
+    return source

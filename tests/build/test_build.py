@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from casekit import yamlio
-from casekit.authoring.builder import build_source
+from tests.helpers import build_source
 from casekit.build.pipeline import BuildOptions
 from casekit.build.run import build
 from casekit.runner.limits import Limits

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from casekit.authoring.builder import build_source
+from tests.helpers import build_source
 from casekit.derive import derive
 from casekit.expr import COORDS, T, parse
 from casekit.families import FAMILIES

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from casekit import schema
-from casekit.authoring.builder import build_source
+from tests.helpers import build_source
 from casekit.derive import derive
 from casekit.domains import resolve
 from casekit.model.source import CaseSource

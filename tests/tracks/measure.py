@@ -29,7 +29,7 @@ def assert_observed_order(family: str, domain: str, levels: dict[str, Any], degr
     the design's stabilization is kept only when ``stabilization``."""
     import math
 
-    from casekit.authoring.builder import build_source
+    from tests.helpers import build_source
     from casekit.derive import derive
     from casekit.model.source import CaseSource
 

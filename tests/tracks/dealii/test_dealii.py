@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from casekit import yamlio
-from casekit.authoring.builder import build_source
+from tests.helpers import build_source
 from casekit.build.pipeline import BuildOptions
 from casekit.build.run import build
 from casekit.derive import derive

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from casekit.authoring.builder import build_source
+from tests.helpers import build_source
 from casekit.build.pipeline import BuildOptions
 from casekit.build.run import build
 from casekit.derive import derive
