@@ -85,29 +85,33 @@ def _choice(rng: np.random.Generator, values: list) -> object:
 
 
 @solution("trig")
-def trig(ctx: Context, rng: np.random.Generator, freq: tuple[int, int] = (1, 2)) -> sp.Expr:
+def trig(ctx: Context, rng: np.random.Generator, freq: tuple[int, int] = (1, 2), skew: bool = True) -> sp.Expr:
     """Two products of sines/cosines, with 1-2 half-waves across the box and one more (whole
     waves when periodic), plus a gentle non-separable mode.  One product alone is an
     eigenfunction of the Laplacian: its forcing would be the solution times a number."""
-    return skewed_product(ctx, rng, freq) + num(0.5 + rng.random()) * _smooth_extra(ctx, rng)
+    return skewed_product(ctx, rng, freq, skew) + num(0.5 + rng.random()) * _smooth_extra(ctx, rng)
 
 
-def skewed_product(ctx: Context, rng: np.random.Generator, freq: tuple[int, int] = (1, 2)) -> sp.Expr:
-    """A product of sines with 1-2 half-waves across the box (whole waves when periodic), the
-    factors' wave vectors at an angle: a product of sines in x and in y alone is an eigenfunction
-    of the Laplacian (its forcing is the solution times a number), a skewed one is not."""
+def skewed_product(ctx: Context, rng: np.random.Generator, freq: tuple[int, int] = (1, 2), skew: bool = True
+                   ) -> sp.Expr:
+    """A product of sines with 1-2 half-waves across the box (whole waves when periodic), each
+    factor's argument after the first leaning on the previous coordinate: a product of sines in x and
+    in y alone is an eigenfunction of the Laplacian (its forcing is the solution times a number,
+    its time coefficients the shape itself), a skewed one is not.  A lean on a periodic coordinate
+    is a periodic function of it, so periodic directions stay periodic.  ``skew=False``: the plain
+    product."""
     out = sp.Integer(1)
     for i in range(ctx.dim):
         k = int(rng.integers(freq[0], freq[1] + 1))
-        s = ctx.unit(i)
+        j = i - 1  # the first factor stands straight: leaning both on each other (about 1:1) made
+        # the product a function of x + y alone, and an eigenfunction again
+        lean = num(rng.uniform(0.5, 0.9), 1) * (
+            sp.sin(2 * sp.pi * ctx.unit(j)) / 2 if j in ctx.periodic else ctx.unit(j)) if skew and j >= 0 else 0
         if i in ctx.periodic:
-            out *= (sp.sin if rng.random() < 0.5 else sp.cos)(2 * k * sp.pi * s)
+            out *= (sp.sin if rng.random() < 0.5 else sp.cos)(2 * k * sp.pi * ctx.unit(i) + sp.pi * lean)
             continue
-        prev = next((j for j in range(i - 1, -1, -1) if j not in ctx.periodic), None)
-        if prev is not None:  # lean on the previous non-periodic coordinate
-            s = s + num(rng.uniform(0.3, 0.6), 1) * ctx.unit(prev)
         phase = _choice(rng, [0, sp.Rational(1, 4), sp.Rational(1, 2)])
-        out *= sp.sin(k * sp.pi * s + phase * sp.pi) if phase else sp.sin(k * sp.pi * s)
+        out *= sp.sin(k * sp.pi * (ctx.unit(i) + lean) + phase * sp.pi)
     return out
 
 
@@ -243,7 +247,9 @@ def divergence_free(name: str, ctx: Context, **options: object) -> tuple[sp.Expr
     if ctx.dim == 2:
         psi = scalar(name, ctx, **options)
         return (sp.diff(psi, COORDS[1]), -sp.diff(psi, COORDS[0]))
-    a = tuple(scalar(name, ctx, **options) for _ in range(3))
+    # three skewed potentials make the 3-D convective term too large to print: unskewed (the curl
+    # and the nonlinearity mix them anyway)
+    a = tuple(scalar(name, ctx, **({"skew": False} if name == "trig" else {}), **options) for _ in range(3))
     return curl(a)
 
 

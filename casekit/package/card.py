@@ -6,6 +6,9 @@ import math
 import statistics
 from typing import Any
 
+from casekit.solvers.baselines import kinds
+from casekit.validate.span import SPAN_MARGIN
+
 
 def _quantile(values: list[float], q: float) -> float:
     """The ``q`` quantile of sorted ``values`` (nearest rank)."""
@@ -49,6 +52,7 @@ def card(name: str, version: str, records: list[dict[str, Any]], libraries: list
     median = f"{statistics.median(e):.2e}" if e else "n/a"
     calib = f"\n## Calibration per family and track\n\n{family_table(by_track)}\n" if by_track else ""
     about = f"\n## Provenance\n\n{_demote(about.strip())}\n" if about.strip() else ""
+    inverters, margin = ", ".join(kinds()), SPAN_MARGIN
     return f"""---
 pretty_name: {name}
 license: {license_id}
@@ -112,6 +116,16 @@ re-time the calibration solver beside each submission: the runtime gate is a rat
 Every case passed static validation (schema, residual of the strong form, boundary and initial data,
 leak checks), the refinement check for numerical references, and trial execution: the calibration solver
 passes and trivial submissions (zero field, boundary data everywhere, initial data, forcing) fail.
+
+## Validity: no case can be answered without solving
+A case whose answer can be read off what the agent sees measures transcription, not solving. PDEAgent-Bench
+v2 has that flaw: of its transient records that casekit could import leak-free, 62 of 126 were answered to
+1e-6 by the initial data times a ratio read off a boundary datum (every separable solution is). Every case here was refused unless (1) no inverter of casekit's battery
+({inverters}), each a function of the agent view alone, came within its accuracy threshold (or a target's),
+and (2) the reference lies at least {margin:g} times its accuracy threshold away from every linear
+combination of each small span of visible fields (initial data, forcing at three times, the forcing's time
+coefficients, the function atoms it prints, the boundary data extended as given). A solve in a basis read
+off the forcing (a spectral or collocation method) is a solve and is not counted as inversion.
 
 ## Uses
 Evaluating agents and solvers with `casekit evaluate`. Not for training on the references.

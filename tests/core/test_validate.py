@@ -256,7 +256,8 @@ def test_a_casekit_defect_in_one_case_is_reported_for_it_and_the_others_are_chec
     assert "boom" in report.problems[0].message
 
 
-NS_CASE = ROOT / "cases" / "navier_stokes" / "navier_stokes_dumbbell_high_polynomial_mixed_s1004.yaml"
+#: a case committed until its polynomial solution was found invertible (kept here for its boundary layout)
+NS_CASE = Path(__file__).parent / "data" / "navier_stokes_dumbbell_traction.yaml"
 ENTERING = {"left_lobe": "neumann", "bridge_bottom": "neumann", "right_lobe": "dirichlet", "bridge_top": "dirichlet"}
 
 

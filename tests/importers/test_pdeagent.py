@@ -94,8 +94,9 @@ def test_the_anchors_resolution_is_cells_per_unit_length_on_every_domain(shared_
 REPAIRED = {  # record id -> kept? (why)
     "poisson_variable_kappa": True,  # leaky boundary data re-derived
     "poisson_basic": False,  # an eigenfunction: the forcing is 2 pi^2 times the solution
-    "convdiff_tjunction_low_pe": True,  # the stem reaches into the bar: clipped, the same region
-    "burgers_porous_v1": True,  # multi_hole with one hole is square_with_hole; no time: the oracle's 0.1/0.01
+    "convdiff_tjunction_low_pe": False,  # its solution is a constant plus sin(pi x), sin(pi y): the forcing's atoms
+    "le_exp_tjunc_body_force": True,  # the stem reaches into the bar: clipped, the same region
+    "burgers_porous_v1": False,  # (square_with_hole, the oracle's 0.1/0.01) separable: u0 times a ratio
     "biharmonic_no_exact_gaussian_source": True,  # the oracle's second condition, Laplace(u) = 0
     "heat_3d_source_only": True,  # the oracle's initial condition u = 0
     "biharmonic_annulus_offset": True,  # the grid left part of the domain out: widened
@@ -131,7 +132,8 @@ def test_repair_keeps_what_records_mean_and_commits_only_clean_cases(shared_data
     texts = {rid: " ".join(n["text"] for n in report[rid]["notes"]) for rid in REPAIRED}
     assert "typed boundary data" in texts["poisson_variable_kappa"]
     assert "times the hidden solution" in texts["poisson_basic"]
-    assert "ends at the bar's bottom" in texts["convdiff_tjunction_low_pe"]
+    assert "ends at the bar's bottom" in texts["le_exp_tjunc_body_force"]
+    assert "leak.span" in texts["convdiff_tjunction_low_pe"] or "inverter" in texts["convdiff_tjunction_low_pe"]
     assert "square_with_hole" in texts["burgers_porous_v1"] and "t_final = 0.1" in texts["burgers_porous_v1"]
     assert "Laplace(u) = 0" in texts["biharmonic_no_exact_gaussian_source"]
     assert "starts from u = 0" in texts["heat_3d_source_only"]

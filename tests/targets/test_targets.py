@@ -279,7 +279,7 @@ def test_a_target_case_builds_its_calibration_passes_and_the_zero_solver_fails(t
                                                          "boundary": "left"},
                    p={"name": "p", "kind": "point", "at": [0.4, 0.55]})
     src["eval_grid"] = {"nx": 25, "ny": 25}
-    src["calibration"] = {**src["calibration"], "cells_across": 14}
+    src["calibration"] = {**src["calibration"], "cells_across": 24}
     src["evaluation"]["timeout_sec"] = 30.0
     path = tmp_path / "cases" / "poisson" / f"{src['id']}.yaml"
     path.parent.mkdir(parents=True)

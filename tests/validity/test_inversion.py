@@ -160,3 +160,23 @@ def test_inverters_need_only_the_agent_view() -> None:
     assert set(spec) <= {"pde", "domain", "bc", "ic", "eval_grid", "output", "targets"}
     for kind in kinds():
         assert INVERTERS.get(kind).doc
+
+
+def test_the_contributor_guide_example_registers_a_working_inverter() -> None:
+    """docs/adding-an-inverter.md's worked example, run in a fresh interpreter (the registry of
+    this process stays as shipped)."""
+    import json
+    import re
+    import subprocess
+    import sys
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "adding-an-inverter.md").read_text()
+    example = re.findall(r"```python\n(.*?)```", doc, re.S)[-1]
+    spec, _, _ = _reference(poisson(manufactured_solution={"u": "3 + 0*x"},
+                                    boundary=dict.fromkeys(("left", "right", "top", "bottom"), "dirichlet")))
+    script = example + (f"\nspec = {json.dumps(spec)!r}\nimport json\nu = arrays('boundary_mean', json.loads(spec))['u']\n"
+                        "print(float(np.nanmin(u)), float(np.nanmax(u)))\n")
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    low, high = map(float, r.stdout.split())
+    assert abs(low - 3) < 1e-12 and abs(high - 3) < 1e-12
