@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from casekit import yamlio
-from tests.helpers import build_source
 from casekit.build.pipeline import BuildOptions
 from casekit.build.run import build
 from casekit.evaluate.store import open_store
 from casekit.runner.limits import Limits
+from tests.helpers import build_source
 
 REPO = Path(__file__).resolve().parent.parent
 

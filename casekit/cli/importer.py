@@ -21,7 +21,8 @@ def import_cases(
     fmt: str = typer.Argument(..., metavar="FORMAT", help="Input format (pdeagent-bench)."),
     file: Path = typer.Argument(..., help="JSONL file of records."),
     out: Path = typer.Option(Path("cases/imported"), "--out", help="Writes OUT/<family>/<id>.yaml."),
-    force: bool = typer.Option(False, "--force", help="Replace case sources already in OUT."),
+    force: bool = typer.Option(False, "--force", help="Replace the case sources already in OUT: afterwards OUT "
+                               "holds exactly this import's sources (others there are removed)."),
     repair: bool = typer.Option(False, "--repair", help="Keep what each record means and re-derive what casekit "
                                 "derives (forcing, boundary and initial data, leak-free); foreign keys go; "
                                 "records that cannot be kept faithfully are listed, not written; every kept "
@@ -55,11 +56,15 @@ def import_cases(
     try:
         n, failed = _convert_all(file, convert, staging, notes, report, repair, jobs)
         write_json(staging / "import-report.json", report)
+        written = {f.relative_to(staging) for f in staging.rglob("*.yaml")}
         for f in sorted(staging.rglob("*")):  # all or nothing: a bad file stops before anything lands
             if f.is_file():
                 dest = out / f.relative_to(staging)
                 dest.parent.mkdir(parents=True, exist_ok=True)
                 os.replace(f, dest)
+        for old in sorted(out.rglob("*.yaml")):  # --force replaces the import whole: a source the
+            if old.relative_to(out) not in written:  # records no longer give does not linger
+                old.unlink()
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     _summary(file, out, n, failed, notes)

@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 from casekit import yamlio
-from tests.helpers import build_source
 from casekit.build.pipeline import BuildOptions
 from casekit.build.run import build
 from casekit.runner.limits import Limits
 from casekit.validate import check_record
+from tests.helpers import build_source
 
 pytestmark = pytest.mark.dolfinx
 

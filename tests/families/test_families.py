@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from tests.helpers import build_source
 from casekit.derive import derive
 from casekit.expr import COORDS, T, parse
 from casekit.families import FAMILIES
 from casekit.families.calculus import div, lap
 from casekit.model.source import CaseSource
 from casekit.validate import check_source
+from tests.helpers import build_source
 
 ALL = FAMILIES.names()
 

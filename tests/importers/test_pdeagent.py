@@ -175,3 +175,21 @@ def test_every_imported_transient_record_has_a_calibration_time_step(shared_data
     broken = {**src, "calibration": {k: v for k, v in src["calibration"].items() if k != "dt"}}
     found = [p for p in check_source(broken) if p.check == "calibration"]
     assert found and found[0].pointer == "/calibration/dt" and "time step" in found[0].message
+
+
+def test_a_forced_import_leaves_no_source_the_records_no_longer_give(shared_data: Path, tmp_path: Path) -> None:
+    """``--force`` replaces an import whole: a case source from an earlier import (or rule) that
+    this import does not write is removed, so ``validate OUT`` sees exactly this import."""
+    recs = records(shared_data)
+    subset = tmp_path / "subset.jsonl"
+    subset.write_text(json.dumps(recs["le_exp_tjunc_body_force"]) + "\n")
+    out = tmp_path / "out"
+    stale = out / "poisson" / "poisson_from_an_earlier_import.yaml"
+    stale.parent.mkdir(parents=True)
+    stale.write_text("id: poisson_from_an_earlier_import\n")
+    result = runner.invoke(app, ["import", "pdeagent-bench", str(subset), "--out", str(out), "--repair", "--jobs", "1",
+                                 "--force"])
+    assert result.exit_code == 0, result.output
+    assert not stale.exists()
+    assert [p.stem for p in out.rglob("*.yaml")] == [
+        json.loads((out / "import-report.json").read_text())[0]["id"]]

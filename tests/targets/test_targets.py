@@ -13,7 +13,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from casekit import schema
-from tests.helpers import build_source
 from casekit.derive import derive
 from casekit.domains import resolve
 from casekit.model.source import CaseSource
@@ -24,6 +23,7 @@ from casekit.targets import TARGET_KINDS
 from casekit.targets.quadrature import boundary_integral, domain_integral, maximum
 from casekit.thresholds import DEFAULTS, target_thresholds
 from casekit.validate import check_source
+from tests.helpers import build_source
 
 
 # --------------------------------------------------------------------------- quadrature

@@ -29,9 +29,9 @@ def assert_observed_order(family: str, domain: str, levels: dict[str, Any], degr
     the design's stabilization is kept only when ``stabilization``."""
     import math
 
-    from tests.helpers import build_source
     from casekit.derive import derive
     from casekit.model.source import CaseSource
+    from tests.helpers import build_source
 
     src = build_source(family, domain, levels, seed=1)
     src["eval_grid"] = {"nx": 41, "ny": 41}

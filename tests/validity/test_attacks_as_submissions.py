@@ -17,17 +17,7 @@ from casekit.evaluate.store import open_store
 from casekit.runner.limits import Limits
 from casekit.solvers.baselines import kinds
 from tests.helpers import build_source
-
-FRESH = [
-    ("heat", "annulus", {"horizon": "short", "solution": "smooth", "bc": "dirichlet"}),
-    ("heat", "unit_square", {"horizon": "long", "solution": "peak", "bc": "dirichlet"}),
-    ("wave", "unit_square", {"speed": "fast", "horizon": "short", "bc": "dirichlet"}),
-    ("burgers", "unit_square", {"viscosity": "moderate", "horizon": "short", "solution": "smooth", "bc": "dirichlet"}),
-    ("reaction_diffusion", "unit_square", {"reaction": "cubic", "stiffness": "mild", "time": "transient",
-                                           "bc": "dirichlet"}),
-    ("convection_diffusion", "unit_square", {"peclet": "low", "time": "transient", "bc": "dirichlet"}),
-    ("poisson", "circle", {"solution": "peak", "bc": "dirichlet"}),
-]
+from tests.validity.draws import FRESH
 
 
 @pytest.mark.dolfinx

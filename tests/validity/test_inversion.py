@@ -22,6 +22,7 @@ from casekit.solvers.baselines import INVERTERS, applicable, arrays, kinds
 from casekit.validate import check_source
 from casekit.validate.span import SPAN_GAP_MIN, fit
 from tests.helpers import poisson
+from tests.validity.draws import FRESH
 
 HEAT: dict[str, Any] = {
     "id": "heat_invertible",
@@ -93,16 +94,7 @@ def test_the_issue_attacks_are_refused_as_they_were_found() -> None:
         assert {"leak.span", "leak.inversion"} <= checks
 
 
-@pytest.mark.parametrize(("family", "domain", "levels"), [
-    ("heat", "l_shape", {"horizon": "long", "solution": "smooth", "bc": "dirichlet"}),
-    ("heat", "unit_square", {"horizon": "short", "solution": "peak", "bc": "dirichlet"}),
-    ("wave", "unit_square", {"speed": "fast", "horizon": "short", "bc": "dirichlet"}),
-    ("burgers", "l_shape", {"viscosity": "moderate", "horizon": "long", "solution": "front", "bc": "dirichlet"}),
-    ("reaction_diffusion", "unit_square", {"reaction": "cubic", "stiffness": "mild", "time": "transient",
-                                           "bc": "dirichlet"}),
-    ("convection_diffusion", "circle", {"peclet": "low", "time": "transient", "bc": "dirichlet"}),
-    ("poisson", "circle", {"solution": "peak", "bc": "dirichlet"}),
-])
+@pytest.mark.parametrize(("family", "domain", "levels"), FRESH)
 def test_freshly_drawn_cases_resist_every_inverter_and_the_span(family: str, domain: str,
                                                                 levels: dict[str, str]) -> None:
     new = make_case(family, domain, levels, 4242)
@@ -174,9 +166,26 @@ def test_the_contributor_guide_example_registers_a_working_inverter() -> None:
     example = re.findall(r"```python\n(.*?)```", doc, re.S)[-1]
     spec, _, _ = _reference(poisson(manufactured_solution={"u": "3 + 0*x"},
                                     boundary=dict.fromkeys(("left", "right", "top", "bottom"), "dirichlet")))
-    script = example + (f"\nspec = {json.dumps(spec)!r}\nimport json\nu = arrays('boundary_mean', json.loads(spec))['u']\n"
+    script = example + (f"\nspec = {json.dumps(spec)!r}\nimport json\n"
+                        "u = arrays('boundary_mean', json.loads(spec))['u']\n"
                         "print(float(np.nanmin(u)), float(np.nanmax(u)))\n")
     r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     low, high = map(float, r.stdout.split())
     assert abs(low - 3) < 1e-12 and abs(high - 3) < 1e-12
+
+
+def test_the_prompt_never_factors_the_time_dependence_out() -> None:
+    """A transient forcing is printed expanded: no product with a factor that depends on t alone
+    (``(...)*exp(-5*t)`` printed the time behaviour apart from the shape).  Boundary data on
+    curved parts stay factored, as the derivation requires (expanding a warp cancels badly)."""
+    import sympy as sp
+
+    from casekit.expr import T, as_expr
+
+    src = {**HEAT, "manufactured_solution": {"u": "exp(-5*t)*(sin(pi*x)*cos(2*y) + x*y**2 + 1)"}}
+    spec, _, _ = _reference(src)
+    for text in (spec["pde"]["forcing"]["f"],):
+        e = as_expr(text, variables=["x", "y", "t"])
+        if isinstance(e, sp.Mul):
+            assert not any(f.free_symbols == {T} for f in e.args), text

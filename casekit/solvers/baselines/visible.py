@@ -73,8 +73,7 @@ def spans(view: AgentView) -> dict[str, list[Field]]:
     dictionary of one linear inverter).  Kept apart on purpose: one dictionary of every datum at
     every time approximates any smooth field by sheer size, which says nothing about leaks."""
     dim = view.dim
-    background = [Field("1", lambda p: np.ones(len(p)))] + [
-        Field("xyz"[i], lambda p, i=i: np.asarray(p[:, i], dtype=float)) for i in range(dim)]
+    background = [Field("1", _ones)] + [Field("xyz"[i], _coordinate(i)) for i in range(dim)]
     expressions = [c for name, value in visible_expressions(view) for c in _components(name, value)]
     initial = [Field(name, _at(view, value, view.t0)) for name, value in expressions if name.startswith("ic.")]
     forcing = [(name, value) for name, value in expressions if name.startswith("forcing.")]
@@ -88,12 +87,24 @@ def spans(view: AgentView) -> dict[str, list[Field]]:
         coefficients = [Field(f"{name}.coefficient({key})", c) for name, value in forcing
                         for key, c in time_coefficients(value, dim)]
         out["time_coefficients"] = coefficients + initial + background[:1]
-    out["atoms"] = [Field(f"atom {text}", lambda p, a=atom: a(p, view.t_end))
-                    for text, atom in atoms([v for _, v in forcing] + [v for n, v in expressions if n.startswith("ic.")],
-                                            dim)][:MAX_FIELDS] + background
+    printed = [v for _, v in forcing] + [v for n, v in expressions if n.startswith("ic.")]
+    out["atoms"] = [Field(f"atom {text}", _at_time(atom, view.t_end))
+                    for text, atom in atoms(printed, dim)][:MAX_FIELDS] + background
     out["boundary_data"] = [Field(f"{name}@t={view.t_end:g}", _at(view, value, view.t_end))
                             for name, value in data][:MAX_FIELDS] + background[:1]
     return out
+
+
+def _at_time(f: Callable[[np.ndarray, float], np.ndarray], t: float) -> Callable[[np.ndarray], np.ndarray]:
+    return lambda p: f(p, t)
+
+
+def _ones(p: np.ndarray) -> np.ndarray:
+    return np.ones(len(p))
+
+
+def _coordinate(i: int) -> Callable[[np.ndarray], np.ndarray]:
+    return lambda p: np.asarray(p[:, i], dtype=float)
 
 
 def _at(view: AgentView, value: Any, t: float) -> Callable[[np.ndarray], np.ndarray]:
@@ -111,7 +122,7 @@ def _parse(value: Any, dim: int) -> Any:
     if not isinstance(value, (str, int, float)):
         return None
     try:
-        e = as_expr(value, variables=["x", "y", "z"][:dim] + ["t"])
+        e = as_expr(value, variables=[*("x", "y", "z")[:dim], "t"])
     except ExpressionError:  # beyond the parser's size limits: used as given only
         return None
     return e if sp.count_ops(e) <= MAX_OPS else None
@@ -170,13 +181,7 @@ def time_coefficients(value: Any, dim: int) -> list[tuple[str, Callable[[np.ndar
     parts = separate(value, dim)
     if not parts:
         return []
-    out = []
-    for phi, c in parts:
-        if c.is_number:
-            continue
-        f = _lambdify(c, dim)
-        out.append((to_text(phi), lambda p, f=f: f(p, 0.0)))
-    return out
+    return [(to_text(phi), _at_time(_lambdify(c, dim), 0.0)) for phi, c in parts if not c.is_number]
 
 
 def atoms(values: list[Any], dim: int) -> list[tuple[str, Callable[[np.ndarray, float], np.ndarray]]]:

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from casekit import yamlio
-from tests.helpers import build_source
 from casekit.build.pipeline import BuildOptions
 from casekit.build.run import build
 from casekit.evaluate.baselines import calibration_settings
@@ -21,6 +20,7 @@ from casekit.evaluate.run import EvalOptions, evaluate
 from casekit.evaluate.store import open_store
 from casekit.runner.limits import Limits
 from casekit.tracks import TRACKS
+from tests.helpers import build_source
 
 pytestmark = pytest.mark.firedrake
 

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import build_source
 from casekit.build.pipeline import BuildOptions
 from casekit.build.run import build
 from casekit.derive import derive
@@ -24,7 +23,7 @@ from casekit.evaluate.store import open_store
 from casekit.model.source import CaseSource
 from casekit.runner.limits import Limits
 from casekit.tracks import TRACKS
-from tests.helpers import coarse_case
+from tests.helpers import build_source, coarse_case
 
 from ..measure import measured_error
 

@@ -20,7 +20,6 @@ import numpy as np
 import pytest
 
 from casekit import leak, yamlio
-from tests.helpers import build_source
 from casekit.build.pipeline import BuildOptions
 from casekit.build.run import build
 from casekit.derive import derive
@@ -30,7 +29,7 @@ from casekit.evaluate.store import open_store
 from casekit.model.source import CaseSource
 from casekit.runner.limits import Limits
 from casekit.tracks import TRACKS
-from tests.helpers import coarse_case
+from tests.helpers import build_source, coarse_case
 
 pytestmark = pytest.mark.numpy
 

@@ -15,7 +15,7 @@ def _fields(view):  # type: ignore[no-untyped-def]
     fields = [c for _, c in time_coefficients(view.forcing, view.dim)] if not isinstance(view.forcing, list) else []
     if view.initial is not None:
         fields.append(lambda p: view.evaluate(view.initial, p, view.t0))
-    return fields + [lambda p: np.ones(len(p))]
+    return [*fields, lambda p: np.ones(len(p))]
 
 
 register(Inverter("time_coefficients", "the forcing's time coefficients and the initial data, fitted to the "
