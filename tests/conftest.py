@@ -76,7 +76,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for family, domain, seed in (("poisson", "unit_square", 3), ("heat", "annulus", 4)):
         src = build_source(family, domain, {"bc": "dirichlet"} if family == "poisson" else {}, seed)
         src["eval_grid"] = {"nx": 25, "ny": 25}
-        src["calibration"] = {**src["calibration"], "cells_across": 14}
+        src["calibration"] = {**src["calibration"], "cells_across": 20}
         src["evaluation"]["timeout_sec"] = 20.0
         path = root / "cases" / family / f"{src['id']}.yaml"
         path.parent.mkdir(parents=True)

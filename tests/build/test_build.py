@@ -25,7 +25,7 @@ pytestmark = pytest.mark.dolfinx
 def coarse(family: str, domain: str, seed: int = 1, **levels: str) -> dict:
     src = build_source(family, domain, levels, seed)
     src["eval_grid"] = {"nx": 21, "ny": 21} if "nz" not in src["eval_grid"] else {"nx": 9, "ny": 9, "nz": 9}
-    src["calibration"] = {**src["calibration"], "cells_across": 12}
+    src["calibration"] = {**src["calibration"], "cells_across": 20}
     return src
 
 

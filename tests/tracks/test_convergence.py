@@ -13,13 +13,25 @@ from .matrix import MATRIX, Row
 from .measure import assert_observed_order
 
 
+#: (track, row id) -> a defect found and not yet fixed: the test must keep failing (strict) until it is
+KNOWN = {
+    ("numpy", "poisson-periodic_square-robin"): (
+        "observed order 1.04-1.09 at 24/48/96 cells on the skewed draw (u varies along the Robin face); "
+        "DOLFINx, NGSolve, deal.II and Firedrake reach 2: a first-order term in the numpy track's face "
+        "treatment, cause not yet found"),
+}
+
+
 def _params() -> list:  # type: ignore[type-arg]
     out = []
     for name, track in TRACKS.items():
         for row in MATRIX:
             if track.supports(row.family, row.domain) and (not track.convergence_rows or row.id in
                                                              track.convergence_rows):
-                out.append(pytest.param(name, row, id=f"{name}-{row.id}", marks=getattr(pytest.mark, name)))
+                marks = [getattr(pytest.mark, name)]
+                if (name, row.id) in KNOWN:
+                    marks.append(pytest.mark.xfail(reason=KNOWN[(name, row.id)], strict=True))
+                out.append(pytest.param(name, row, id=f"{name}-{row.id}", marks=marks))
     return out
 
 
