@@ -12,7 +12,6 @@ from casekit.tracks import TRACKS
 from .matrix import MATRIX, Row
 from .measure import assert_observed_order
 
-
 #: (track, row id) -> a defect found and not yet fixed: the test must keep failing (strict) until it is
 KNOWN = {
     ("numpy", "poisson-periodic_square-robin"): (
