@@ -15,6 +15,10 @@ A family's ``authoring`` defaults and the settings of each chosen axis level are
 ``grid``          points across the longest side of the evaluation grid
 ``calibration``   private settings of the calibration solve
 ``output``        output field (default: the family's first)
+``modes``         how many of the time modes a transient solution uses (default all three; at
+                  least two: the drawn shape and the bubble)
+``bubble``        modulation of the part that vanishes on the boundary (``catalogue.bubble``):
+                  ``wave`` (default; ``linear`` for vector unknowns), ``linear`` or ``constant``
 """
 
 from __future__ import annotations
@@ -29,8 +33,9 @@ import sympy as sp
 
 from casekit.authoring import catalogue as cat
 from casekit.domains import Domain, resolve
+from casekit.domains.level_set import boundary_level_set
 from casekit.errors import CasekitError
-from casekit.expr import to_text
+from casekit.expr import T, to_text
 from casekit.families import FAMILIES, Family
 from casekit.families.inflow import traction_inflow
 from casekit.ids import public_id, salted_seed
@@ -112,11 +117,17 @@ def build_source(family_name: str, domain_name: str, levels: Mapping[str, str], 
     ctx.params = params
     transient = family.transient and (not family.steady_allowed or "time" in recipe)
     time = _time(recipe, ctx) if transient else None
-    solution = _solution(family, recipe, ctx, time)
-    lead = solution.get(family.unknowns[0].name)
-    entering = {i.tag for i in traction_inflow(family.traction_inflow_limit, params,
-                                               lead if time is None else None, domain.geometry, domain.tags())}
-    boundary = assign_boundary(family, domain, _value(recipe.get("bc", "dirichlet"), ctx), rng, entering)
+    mode = _value(recipe.get("bc", "dirichlet"), ctx)
+    if family.traction_inflow_limit is None:
+        # the boundary first: the solution's bubble need vanish only where values are given
+        boundary = assign_boundary(family, domain, mode, rng)
+        solution = _solution(family, recipe, ctx, time, dirichlet=_dirichlet_tags(boundary))
+    else:  # which parts may carry a traction depends on the drawn flow: the bubble vanishes everywhere
+        solution = _solution(family, recipe, ctx, time, dirichlet=None)
+        lead = solution.get(family.unknowns[0].name)
+        entering = {i.tag for i in traction_inflow(family.traction_inflow_limit, params,
+                                                   lead if time is None else None, domain.geometry, domain.tags())}
+        boundary = assign_boundary(family, domain, mode, rng, entering)
     output = recipe.get("output", family.outputs[0].name)
     grid = _grid(domain, _value(recipe.get("grid", 64 if domain.dim == 2 else 24), ctx))
     source: dict[str, Any] = {
@@ -204,29 +215,52 @@ def _periodic_axes(domain: Domain, family: Family) -> tuple[int, ...]:
     return tuple(int(np.argmax(np.abs(p.translation))) for p in _periodic_pairs(domain, family))
 
 
+def _dirichlet_tags(boundary: Mapping[str, Any]) -> set[str]:
+    return {t for t, b in boundary.items() if (b if isinstance(b, str) else b.get("kind")) == "dirichlet"}
+
+
 def _solution(family: Family, recipe: dict[str, Any], ctx: BuildContext,
-              time: dict[str, Any] | None) -> dict[str, Any]:
+              time: dict[str, Any] | None, dirichlet: set[str] | None) -> dict[str, Any]:
+    """The manufactured solution; its bubble vanishes on the ``dirichlet`` parts (None: on every
+    non-periodic part), and there is none when no part has Dirichlet data (a fit to Neumann or Robin
+    data sees a bubble's normal derivative whatever it is)."""
     spec = recipe.get("solution", {"kind": "trig"})
+    pairs = _periodic_pairs(ctx.domain, family)
+    free = {t for p in pairs for t in (p.source, p.target)}
+    if dirichlet is not None:
+        free |= set(ctx.domain.tags()) - dirichlet
     c = cat.Context(ctx.dim, ctx.domain.bbox(), _periodic_axes(ctx.domain, family), ctx.rng,
-                    depth=lambda p: np.where(ctx.domain.inside(p), ctx.domain.geometry.distance(p), -1.0))
+                    depth=lambda p: np.where(ctx.domain.inside(p), ctx.domain.geometry.distance(p), -1.0),
+                    level_set=boundary_level_set(ctx.domain, skip=free),
+                    bubble=dirichlet is None or bool(dirichlet))
     options = {k: _value(v, ctx) for k, v in spec.get("options", {}).items()}
     lead = family.unknowns[0]
+    bubble = recipe.get("bubble", "linear" if lead.vector else "wave")
+    if spec["kind"] == "trig" and c.bubble and not lead.vector:  # the bubble breaks eigen-ness (catalogue.trig)
+        options = {"extra": False, **options}
     out: dict[str, Any] = {}
+    # every solution carries a part that vanishes on the boundary (catalogue.bubble): no fit to the
+    # boundary data recovers it
     if lead.vector and len(family.unknowns) > 1:  # velocity and pressure
         u = cat.divergence_free(spec["kind"], c, **options)
         out[lead.name] = [to_text(ui) for ui in u]
         pspec = recipe.get("pressure", {"kind": "trig"})
         out[family.unknowns[1].name] = to_text(cat.scalar(pspec["kind"], c, **pspec.get("options", {})))
     elif lead.vector:
-        out[lead.name] = [to_text(ui) for ui in cat.vector(spec["kind"], c, **options)]
+        out[lead.name] = [to_text(ui + cat.bubble(c, ctx.rng, bubble)) for ui in cat.vector(spec["kind"], c, **options)]
     elif time is not None:  # modes of their own shapes and time functions (catalogue.time_modes)
-        # the first mode has the drawn character, the others are skewed sine products
+        # the first mode has the drawn character; the bubble is a mode of its own, on the time
+        # function largest at t_end (so that it matters in the answer); the rest skewed sine products
+        # (a bubble added to a shape multiplied the nonlinear terms' products past the size limits)
+        modes = cat.time_modes(time["factor"], time["rate"])[: recipe.get("modes", cat.MODES)]
+        at_end = [abs(float(m.subs(T, time["t_end"]))) for m in modes[1:]]
+        carrier = 1 + int(np.argmax(at_end))
         shapes = [cat.scalar(spec["kind"], c, **options),
-                  *(num_weight(ctx.rng, 0.4, 0.9) * cat.skewed_product(c, ctx.rng) for _ in range(cat.MODES - 1))]
-        modes = cat.time_modes(time["factor"], time["rate"])
+                  *(cat.bubble(c, ctx.rng, bubble) if k == carrier and c.bubble
+                    else num_weight(ctx.rng, 0.4, 0.9) * cat.skewed_product(c, ctx.rng) for k in range(1, len(modes)))]
         out[lead.name] = to_text(sp.Add(*(m * phi for m, phi in zip(shapes, modes, strict=True))))
     else:
-        out[lead.name] = to_text(cat.scalar(spec["kind"], c, **options))
+        out[lead.name] = to_text(cat.scalar(spec["kind"], c, **options) + cat.bubble(c, ctx.rng, bubble))
     return out
 
 

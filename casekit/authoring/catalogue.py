@@ -31,6 +31,11 @@ class Context:
     rng: np.random.Generator = field(default_factory=lambda: np.random.default_rng(0), compare=False)
     #: distance of points to the domain's boundary, negative outside (default: the box)
     depth: Callable[[np.ndarray], np.ndarray] | None = field(default=None, compare=False)
+    #: a closed form vanishing on the boundary's non-periodic parts, at most 1 inside
+    #: (``casekit.domains.level_set``; default: the box's sides)
+    level_set: sp.Expr | None = field(default=None, compare=False)
+    #: whether solutions carry a bubble (none when no boundary part has Dirichlet data)
+    bubble: bool = True
 
     def interior_point(self, rng: np.random.Generator) -> list[float]:
         """A point well inside the domain (among the deeper half of random candidates), rounded."""
@@ -85,11 +90,15 @@ def _choice(rng: np.random.Generator, values: list) -> object:
 
 
 @solution("trig")
-def trig(ctx: Context, rng: np.random.Generator, freq: tuple[int, int] = (1, 2), skew: bool = True) -> sp.Expr:
+def trig(ctx: Context, rng: np.random.Generator, freq: tuple[int, int] = (1, 2), skew: bool = True,
+         extra: bool = True) -> sp.Expr:
     """Two products of sines/cosines, with 1-2 half-waves across the box and one more (whole
     waves when periodic), plus a gentle non-separable mode.  One product alone is an
-    eigenfunction of the Laplacian: its forcing would be the solution times a number."""
-    return skewed_product(ctx, rng, freq, skew) + num(0.5 + rng.random()) * _smooth_extra(ctx, rng)
+    eigenfunction of the Laplacian: its forcing would be the solution times a number.
+    ``extra=False``: the skewed product alone, for solutions that carry a bubble (it keeps them from
+    being eigenfunctions, and without the extra mode nonlinear forcings stay printable)."""
+    out = skewed_product(ctx, rng, freq, skew)
+    return out + num(0.5 + rng.random()) * _smooth_extra(ctx, rng) if extra else out
 
 
 def skewed_product(ctx: Context, rng: np.random.Generator, freq: tuple[int, int] = (1, 2), skew: bool = True
@@ -139,17 +148,53 @@ def poly(ctx: Context, rng: np.random.Generator, degree: int = 3) -> sp.Expr:
     out = sp.Add(*terms)
     for i in ctx.periodic:
         out *= 1 + sp.sin(2 * sp.pi * vs[i]) / 2
-    return out + num(rng.uniform(2.0, 4.0)) * _bubble(ctx) * (1 + num(rng.uniform(0.5, 1.5)) * vs[0] * vs[-1])
+    return out
 
 
-def _bubble(ctx: Context) -> sp.Expr:
-    """A polynomial that vanishes on the bounding box's non-periodic sides: what a solution
-    carries of it, no fit to boundary data can recover (on a box; elsewhere it is small there)."""
+#: boundary level sets of a higher degree get a linear modulation, not a wave: the forcing of a
+#: wave times a degree-6 product (biharmonic, square with a hole) did not fit the expression limits
+WAVE_DEGREE = 4
+
+
+#: stream functions get a bubble (the level set squared) only on outlines of at most this degree:
+#: beyond, the convective term of Navier-Stokes did not fit the expression limits
+STREAM_BUBBLE_DEGREE = 4
+
+
+#: how a bubble is modulated: a gentle wave, a linear ramp, or not at all (smallest forcing)
+MODULATIONS = ("wave", "linear", "constant")
+
+
+def bubble(ctx: Context, rng: np.random.Generator, modulation: str = "wave") -> sp.Expr:
+    """A part every manufactured solution carries that vanishes on the whole (non-periodic)
+    boundary: the boundary level set times a gentle modulation.  Boundary data say nothing about it,
+    so no fit of visible fields (the forcing's terms, products of its function atoms, polynomials)
+    to the boundary data recovers a solution: only the PDE determines this part.  ``modulation``
+    (:data:`MODULATIONS`; a recipe's ``bubble`` key): vector unknowns and nonlinear families use
+    ``linear``, stream functions ``constant`` (their products in the forcing grew past the
+    expression limits with a wave)."""
+    phi = ctx.level_set if ctx.level_set is not None else _box_level_set(ctx)
+    if not ctx.bubble:
+        return sp.Integer(0)
+    if modulation not in MODULATIONS:
+        raise ValueError(f"unknown bubble modulation {modulation!r} (valid: {', '.join(MODULATIONS)})")
+    amplitude = num(rng.uniform(1.0, 2.0), 2)
+    if modulation == "constant":
+        return amplitude * phi
+    if modulation == "linear" or sp.Poly(phi, *COORDS[: ctx.dim]).total_degree() > WAVE_DEGREE:
+        return amplitude * phi * (1 + num(rng.uniform(0.5, 1.0), 2) * ctx.unit(0))
+    arg = sp.Add(*((2 * sp.pi if i in ctx.periodic else num(rng.uniform(0.7, 1.5), 2) * sp.pi) * ctx.unit(i)
+                   for i in range(ctx.dim)))
+    return amplitude * phi * (1 + num(rng.uniform(0.3, 0.6), 2) * sp.cos(arg + num(rng.uniform(0.2, 1.2), 2)))
+
+
+def _box_level_set(ctx: Context) -> sp.Expr:
+    """The bounding box's non-periodic sides' product, 1 at the centre."""
     out = sp.Integer(1)
     for i in range(ctx.dim):
         if i not in ctx.periodic:
-            out *= ctx.unit(i) * (1 - ctx.unit(i))
-    return 16 * out if ctx.dim == 2 else 64 * out
+            out *= 4 * ctx.unit(i) * (1 - ctx.unit(i))
+    return out
 
 
 @solution("gauss")
@@ -245,7 +290,15 @@ def vector(name: str, ctx: Context, **options: object) -> tuple[sp.Expr, ...]:
 def divergence_free(name: str, ctx: Context, **options: object) -> tuple[sp.Expr, ...]:
     """A divergence-free velocity: the curl of a stream function (2-D) or a vector potential (3-D)."""
     if ctx.dim == 2:
-        psi = scalar(name, ctx, **options)
+        phi = ctx.level_set if ctx.level_set is not None else _box_level_set(ctx)
+        if ctx.bubble and sp.Poly(phi, *COORDS[:2]).total_degree() <= STREAM_BUBBLE_DEGREE:
+            # phi * bubble and its gradient vanish on the boundary: so does its curl.  With it, a
+            # smooth stream function needs no gentle extra mode (the bubble keeps it from being an
+            # eigenfunction), and without that mode the convective term stays printable
+            psi = scalar(name, ctx, **({"extra": False} if name == "trig" else {}), **options
+                         ) + phi * bubble(ctx, ctx.rng, "constant")
+        else:
+            psi = scalar(name, ctx, **options)
         return (sp.diff(psi, COORDS[1]), -sp.diff(psi, COORDS[0]))
     # three skewed potentials make the 3-D convective term too large to print: unskewed (the curl
     # and the nonlinearity mix them anyway)

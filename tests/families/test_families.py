@@ -7,6 +7,7 @@ import pytest
 import sympy as sp
 
 from casekit.derive import derive
+from casekit.errors import CasekitError
 from casekit.expr import COORDS, T, parse
 from casekit.families import FAMILIES
 from casekit.families.calculus import div, lap
@@ -29,8 +30,19 @@ def test_all_eleven_families_are_registered() -> None:
 @pytest.mark.parametrize("family", ALL)
 @pytest.mark.parametrize("domain", ["unit_square", "annulus", "unit_cube"])
 def test_generated_cases_validate(family: str, domain: str) -> None:
+    if (family, domain) in NO_DRAW:
+        with pytest.raises(CasekitError, match="no valid") as info:
+            build_source(family, domain, {}, seed=11)
+        assert any("expression" in p.message for p in info.value.problems)
+        return
     src = build_source(family, domain, {}, seed=11)
     assert check_source(src) == []
+
+
+#: design points with no valid draw, and why: Navier-Stokes on the annulus needs a velocity bubble
+#: (the curl of the squared level set, degree 8) whose convective term passes the parser's 4000
+#: tokens; without it the forcing's terms fitted to the boundary data give the answer
+NO_DRAW = {("navier_stokes", "annulus")}
 
 
 @pytest.mark.parametrize("family", ALL)
@@ -54,9 +66,12 @@ def test_poisson_3d_uses_the_3d_laplacian() -> None:
 
 
 def test_stokes_solutions_are_divergence_free_with_any_character() -> None:
+    from casekit.authoring.builder import build_source as draw  # a draw, valid or not: 3-D polynomial
+    # flows carry no bubble and are refused as answerable (forcing_terms), divergence-free all the same
+
     for dom in ("unit_square", "unit_cube"):
         for level in ("smooth", "polynomial"):
-            src = build_source("stokes", dom, {"solution": level}, seed=3)
+            src = draw("stokes", dom, {"solution": level}, seed=3)
             d = derive(CaseSource.from_dict(src))
             assert sp.simplify(div(d.solution["u"], d.dim)) == 0
 

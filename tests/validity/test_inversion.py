@@ -59,6 +59,12 @@ INVERTIBLE: dict[str, dict[str, Any]] = {
     "boundary_poly": poisson(manufactured_solution={"u": "1 + x**3 - 2*x*y**2 + y/3"},
                              boundary=dict.fromkeys(("left", "right", "top", "bottom"), "dirichlet")),
     "span_fit": {**HEAT, "manufactured_solution": {"u": "exp(-t)*(cos(pi*x*y) + x**2*y + 2)"}},
+    # the forcing of x*sin(2*y) + y*exp(x) prints both terms; the boundary weighs them
+    "forcing_terms": poisson(manufactured_solution={"u": "x*sin(2*y) + 3*y*exp(x) + 1/2"},
+                             boundary=dict.fromkeys(("left", "right", "top", "bottom"), "dirichlet")),
+    # a product of two atoms the forcing prints, with a number no scaling reads off
+    "atom_pairs": poisson(manufactured_solution={"u": "3*sin(pi*x)*cos(2*y) + exp(x/2)*sin(pi*x)"},
+                          boundary=dict.fromkeys(("left", "right", "top", "bottom"), "dirichlet")),
 }
 
 

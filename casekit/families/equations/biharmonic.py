@@ -25,5 +25,6 @@ register(Family(
             "peak": {"solution": {"kind": "gauss", "options": {"width": 0.15}}},
         }),
     ),
-    authoring={"bc": "dirichlet", "calibration": {"degree": 2, "cells_across": 48}},
+    # the boundary Laplacians of a modulated bubble on a many-sided outline did not print
+    authoring={"bc": "dirichlet", "bubble": "constant", "calibration": {"degree": 2, "cells_across": 48}},
 ))

@@ -200,3 +200,31 @@ def atoms(values: list[Any], dim: int) -> list[tuple[str, Callable[[np.ndarray, 
             if a.free_symbols - {T}:
                 found.setdefault(to_text(a), a)
     return [(text, _lambdify(a, dim)) for text, a in sorted(found.items())]
+
+
+def printed(view: AgentView) -> list[Any]:
+    """The scalar expressions an agent reads solution shapes from: the forcing's and the initial
+    data's (each component of a vector)."""
+    return [v for name, value in visible_expressions(view) if name.startswith(("forcing.", "ic."))
+            for _, v in _components(name, value)]
+
+
+def terms(values: list[Any], dim: int) -> list[tuple[str, Callable[[np.ndarray, float], np.ndarray]]]:
+    """The additive terms of the visible expressions expanded, numeric coefficients dropped
+    (distinct, by text; at most :data:`MAX_TERMS` of each expression): the manufactured solution's
+    own terms reappear in its forcing (``-Laplacian(sin(2x) * x) = 4 x sin(2x) - 4 cos(2x)``)."""
+    import sympy as sp
+
+    from casekit.expr import to_text
+
+    found: dict[str, Any] = {}
+    for value in values:
+        e = _parse(value, dim)
+        if e is None:
+            continue
+        expanded = sp.expand(e, power_exp=False, log=False)
+        for term in sp.Add.make_args(expanded)[:MAX_TERMS]:
+            _, rest = term.as_coeff_Mul()
+            if not rest.is_number:
+                found.setdefault(to_text(rest), rest)
+    return [(text, _lambdify(a, dim)) for text, a in sorted(found.items())]
