@@ -50,9 +50,14 @@ class Problem:
         }
 
 
-@dataclass
+@dataclass(eq=False)
 class CasekitError(Exception):
-    """A failure with a clear reason; the CLI prints it and exits non-zero."""
+    """A failure with a clear reason; the CLI prints it and exits non-zero.
+
+    Compared and hashed by identity, as every exception is (``eq=False``: a dataclass with ``eq``
+    is unhashable, and tracebacks -- Inspect's, ``traceback`` with chained exceptions -- keep the
+    exceptions they have seen in a set); ``str()`` is the rendered message.
+    """
 
     message: str
     pointer: str = ""

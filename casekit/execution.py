@@ -167,6 +167,8 @@ def _checked(track: Track, result: RunResult, case_spec: dict[str, Any], dest: P
             track.adapt_output(dest, case_spec)
         except ArtifactError as exc:
             failure = (exc.category, exc.message)
+        except Exception as exc:  # whatever a run left, it is that run's failure, never the evaluation's
+            failure = ("scoring_error", f"the outputs could not be read: {type(exc).__name__}: {str(exc)[:300]}")
         if failure is None and check is not None:
             failure = check(dest)
     return failure

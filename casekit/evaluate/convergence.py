@@ -28,13 +28,14 @@ def parse_resolutions(text: str) -> tuple[int, ...]:
 
 def observed_order(resolutions: Sequence[int], errors: Sequence[float | None]) -> float | None:
     """The order between the two finest resolutions with a positive finite error (None when
-    there are not two, or the finer error is zero)."""
+    there are not two); a difference of logarithms, so errors far apart never overflow it."""
     pairs = [(n, e) for n, e in zip(resolutions, errors, strict=True)
              if e is not None and math.isfinite(e) and e > 0]
     if len(pairs) < 2:
         return None
     (n1, e1), (n2, e2) = pairs[-2], pairs[-1]
-    return math.log(e1 / e2) / math.log(n2 / n1)
+    order = (math.log(e1) - math.log(e2)) / math.log(n2 / n1)
+    return order if math.isfinite(order) else None
 
 
 def self_convergence(resolutions: Sequence[int], run: Callable[[dict[str, Any], Path], tuple[float | None, str]],

@@ -4,7 +4,10 @@
 flushed to disk, so a killed evaluation keeps every verdict it finished; a torn last line (the
 process died mid-write) is dropped when the journal is opened again.  A verdict is keyed by
 (track, system, case, attempt); the submission's sha256 rides along, so resuming never reuses a
-verdict of different code, and a second system appends beside the first.
+verdict of different code, and a second system appends beside the first.  Every verdict is
+checked before it is written (:func:`casekit.evaluate.verdicts.checked`): one that does not
+conform to the schema, or holds NaN or Infinity, is written as that attempt's ``scoring_error``,
+so no attempt's data can stop the journal, and with it the evaluation and every resume.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from casekit.errors import UsageError
+from casekit.evaluate.verdicts import checked
 from casekit.jsonio import dumps
 
 Key = tuple[str, str, str, int]  # track, system, case id, attempt
@@ -68,9 +72,11 @@ class Journal:
                              "or remove that directory first")
         return v
 
-    def append(self, verdicts: list[dict[str, Any]]) -> None:
+    def append(self, verdicts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Write ``verdicts``, each :func:`checked` first; returns them as written."""
+        verdicts = [checked(v) for v in verdicts]
         if not verdicts:
-            return
+            return verdicts
         text = "".join(dumps(v) + "\n" for v in verdicts).encode()
         with self.lock:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -84,6 +90,7 @@ class Journal:
                 os.close(fd)
             for v in verdicts:
                 self.verdicts[key_of(v)] = v
+        return verdicts
 
     def all(self) -> list[dict[str, Any]]:
         with self.lock:

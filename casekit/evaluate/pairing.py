@@ -13,6 +13,7 @@ evaluation pairs on itself.
 
 from __future__ import annotations
 
+import math
 import statistics
 import tempfile
 from contextlib import closing
@@ -138,11 +139,14 @@ def _calibration_time(planned: Planned, result: RunResult, failure: Failure | No
     tau_acc = float(record["evaluation_metadata"]["thresholds"]["tau_acc"])
     if failure is None and scorer.errors and not scorer.errors[-1] <= tau_acc:
         failure = ("accuracy", f"error {scorer.errors[-1]:.3e} above tau_acc {tau_acc:.3e}")
-    if failure is not None or result.solve_seconds is None:
+    seconds = result.solve_seconds
+    if failure is None and seconds is not None and not (math.isfinite(seconds) and seconds > 0):
+        failure = ("timing", f"its time {seconds} is not a positive finite number")
+    if failure is not None or seconds is None:
         why = failure[1] if failure else "no timing"
         raise CasekitError(f"the calibration solver of {record['id']} fails on this machine ({label}): "
                            f"{why} [log: {keep_dir / 'stderr.txt'}]", case_id=record["id"])
-    return float(result.solve_seconds)
+    return float(seconds)
 
 
 def _timing(mode: str, cal_times: list[float], record: dict[str, Any], t_file: float | None) -> Timing:

@@ -262,8 +262,7 @@ def evaluate(opts: EvalOptions, progress: Callable[[dict[str, Any]], None] = lam
                    opts.out, hide, opts.convergence)
 
     def arrived(_: Any, verdicts: list[dict[str, Any]]) -> None:
-        journal.append(verdicts)
-        for v in verdicts:
+        for v in journal.append(verdicts):
             progress(v)
 
     executors.make(opts.executor or ExecutorOptions(jobs=opts.jobs)).run(
@@ -297,8 +296,7 @@ def evaluate_attempt(store: CaseStore, case: str, code: str, out: Path, *, track
     batch = CaseBatch(store.records[case_id], store.reference(case_id), [
         Attempt(system, attempt, files, _sha(files), where, failure)])
     ctx = _Context(track, repeats, memory_mb, runner, timing, {}, out, (store.root, out.resolve()))
-    [verdict] = score_batch((batch, ctx))
-    Journal(out / "verdicts.jsonl").append([verdict])
+    [verdict] = Journal(out / "verdicts.jsonl").append(score_batch((batch, ctx)))
     return verdict
 
 

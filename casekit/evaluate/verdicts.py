@@ -7,25 +7,33 @@ and leaves its answer where a later run could find it fast gains nothing.  By de
 timing) each run is divided by the calibration solver's run timed just before it in the same
 round on the same machine, and the largest of these ratios must be at most ``alpha_time``
 (:func:`casekit.thresholds.runtime_ratio`); without paired runs, the slowest run is compared with
-``alpha_time * t_reference``.  Whatever an artifact holds,
-scoring ends in a verdict: an unexpected error while scoring is that attempt's artifact failure.
+``alpha_time * t_reference``.
+
+Whatever an attempt leaves, scoring ends in one verdict that conforms to
+``schemas/verdict.schema.json`` and is JSON without NaN or Infinity: every number is checked
+finite where it is computed (:mod:`casekit.scoring.metrics`, the runtime ratio here), and a
+verdict is checked whole before it is returned or journaled (:func:`checked`).  Anything that
+fails -- an unexpected error while scoring, a number that is not finite, a field the schema does
+not allow -- is that attempt's ``scoring_error`` with the reason, never an exception that stops
+the evaluation of the others.
 """
 
 from __future__ import annotations
 
 import datetime
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from casekit import __version__
+from casekit import __version__, schema
 from casekit.domains import resolve
+from casekit.errors import CasekitError, pointer_join
 from casekit.execution import Execution, Failure
 from casekit.grid import Grid
-from casekit.jsonio import unicode_safe
+from casekit.jsonio import dumps, unicode_safe
 from casekit.scoring import metrics
 from casekit.scoring.artifacts import ArtifactError, load_meta, load_solution, load_targets
 from casekit.scoring.gates import gate
@@ -85,10 +93,10 @@ class RunScorer:
                 self.profile = error_profile(self.case_spec, solution, self.reference, self.mask)
             self.errors.append(error)
             self.meta = meta
-        except ArtifactError as exc:
+        except (ArtifactError, metrics.ScoringError) as exc:
             return (exc.category, exc.message)
         except Exception as exc:  # a hostile artifact must never stop the evaluation
-            return ("invalid_artifact", f"the artifacts could not be scored: {type(exc).__name__}: {str(exc)[:300]}")
+            return ("scoring_error", f"the artifacts could not be scored: {type(exc).__name__}: {str(exc)[:300]}")
         return None
 
 
@@ -114,6 +122,22 @@ def target_results(record: dict[str, Any], scorer: RunScorer | None, scored: boo
 def verdict(record: dict[str, Any], ex: Execution, scorer: RunScorer | None, timing: Timing | None, *, track: str,
             system: str, attempt: int, submission_sha256: str = "",
             convergence: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The attempt's verdict, :func:`checked`: an error while making it is the attempt's
+    ``scoring_error`` (its runs and logs kept, nothing it produced scored).  Only a record that
+    cannot make even that verdict raises (the case's fault, never an attempt's)."""
+    try:
+        v = _verdict(record, ex, scorer, timing, track=track, system=system, attempt=attempt,
+                     submission_sha256=submission_sha256, convergence=convergence)
+    except Exception as exc:
+        failure = ("scoring_error", f"the attempt could not be scored: {type(exc).__name__}: {str(exc)[:300]}")
+        v = _verdict(record, replace(ex, failure=failure, failed_run=""), None, timing, track=track, system=system,
+                     attempt=attempt, submission_sha256=submission_sha256)
+    return checked(v)
+
+
+def _verdict(record: dict[str, Any], ex: Execution, scorer: RunScorer | None, timing: Timing | None, *, track: str,
+             system: str, attempt: int, submission_sha256: str = "",
+             convergence: dict[str, Any] | None = None) -> dict[str, Any]:
     spec = record["case_spec"]
     meta_cfg = record["evaluation_metadata"]
     config = record["evaluation_config"]
@@ -127,6 +151,10 @@ def verdict(record: dict[str, Any], ex: Execution, scorer: RunScorer | None, tim
     tau_t = tau_time(config, t_ref)
     ratio = runtime_ratio(ex.solve_times, timing.runs if timing else [], t_ref) \
         if runtime is not None and t_ref > 0 else None
+    if ratio is not None and not math.isfinite(ratio):
+        failure = ("scoring_error", f"the runtime ratio is not finite ({ratio}: runs {ex.solve_times}, reference "
+                                    f"{timing.runs if timing else []} or {t_ref})")
+        error = runtime = ratio = None
     targets = target_results(record, scorer, error is not None)
     failed_targets = [t for t in targets if not t["passed"]]
     # the gate compares ratio * t_ref with alpha_time * t_ref, i.e. the ratio with alpha_time
@@ -140,7 +168,8 @@ def verdict(record: dict[str, Any], ex: Execution, scorer: RunScorer | None, tim
         failure = ("target_accuracy", "; ".join(f"target {t['name']!r} has relative error {t['error']:.3e}, above its "
                                                "accuracy threshold" for t in failed_targets))
     elif failure is None and g.stage == "F-Time":
-        failure = ("runtime", f"runtime {runtime:.3f} s exceeds the runtime threshold")
+        failure = ("runtime", f"runtime {runtime:.3f} s exceeds the runtime threshold" if runtime is not None
+                   else "a run was not timed")
     paths = {}
     if ex.artifacts is not None:
         for name in ("solution.npz", "meta.json", "targets.json", "stdout.txt", "stderr.txt"):
@@ -190,6 +219,95 @@ def error_profile(case_spec: dict[str, Any], solution: dict[str, np.ndarray], re
     spacing = max((b[2 * i + 1] - b[2 * i]) / max(n - 1, 1) for i, n in enumerate(grid.shape[::-1]))
     distances = {tag: domain.geometry.tag_distance(tag, pts) for tag in domain.tags()}
     return metrics.error_profile(solution, reference, mask, pts, distances, 2 * spacing)
+
+
+def _unscored() -> dict[str, Any]:
+    """What an attempt produced, emptied in its ``scoring_error`` verdict (new containers each
+    time: verdicts are changed after they are made)."""
+    return {"stage": "F-Exec", "passed": False, "error": None, "errors": [], "runtime": None, "metrics": {},
+            "error_profile": {}, "diagnostics": {}}
+
+
+def _emptied(key: str) -> tuple[bool, Any]:
+    """(True, the empty value) for a field a ``scoring_error`` verdict may empty."""
+    empty = {**_unscored(), "exit_status": None, "stderr_tail": "", "paths": {}}
+    return (key in empty, empty.get(key))
+
+
+def checked(v: dict[str, Any]) -> dict[str, Any]:
+    """``v`` when it is sound -- it conforms to the verdict schema and is JSON without NaN or
+    Infinity, what the journal writes -- else that attempt's ``scoring_error`` verdict naming the
+    first problem: its identity, thresholds, calibration, logs and paths kept, everything the
+    attempt produced (error, runtime, metrics, profile, diagnostics, the targets' errors,
+    convergence) left unscored.  The last check before a verdict is returned or journaled, so no
+    field of one attempt stops an evaluation; raises only when what the record and the evaluation
+    give every attempt of the case (identity, thresholds, calibration, timing) is not sound."""
+    problem = unsound(v)
+    if problem is None:
+        return v
+    message = f"the verdict could not be written: {problem[1]}"[:2000]
+    out: dict[str, Any] = {**v, **_unscored(), "failure": {"category": "scoring_error", "message": message}}
+    out.pop("convergence", None)
+    if isinstance(out.get("timing"), dict):
+        out["timing"] = {**out["timing"], "ratio": None}
+    if isinstance(out.get("targets"), list):
+        out["targets"] = [{**t, "error": None, "passed": False} for t in out["targets"] if isinstance(t, dict)]
+    required = set(schema.schema("verdict")["required"])
+    why = problem[1]
+    for _ in range(len(out) + 1):  # each round empties or drops one field
+        left = unsound(out)
+        if left is None:
+            return out
+        key, why = left
+        if key is None:
+            break
+        can_empty, empty = _emptied(key)
+        if can_empty and out.get(key) != empty:
+            out[key] = empty
+        elif key not in required and key in out:
+            del out[key]
+        else:
+            break
+    raise CasekitError(f"the verdict of system {v.get('system')!r}, attempt {v.get('attempt')} cannot be written: "
+                       f"{why}", case_id=str(v.get("case_id")))
+
+
+def unsound(v: Any) -> tuple[str | None, str] | None:
+    """The first problem of a verdict, as (the top-level field it is in, or None; what is wrong):
+    a value JSON cannot hold (NaN, Infinity, an integer beyond 64 bits, another type), a
+    departure from ``schemas/verdict.schema.json``; None when there is none."""
+    if not isinstance(v, dict):
+        return None, f"a verdict is a JSON object, not {type(v).__name__}"
+    stack: list[tuple[Any, tuple[str, ...]]] = [(v, ())]
+    while stack:
+        obj, path = stack.pop()
+        top = path[0] if path else None
+        where = pointer_join(*path) or "/"
+        if isinstance(obj, dict):
+            for k, x in obj.items():
+                if not isinstance(k, str):
+                    return top, f"{where}: the key {str(k)[:40]!r} is not text"
+                stack.append((x, (*path, k)))
+        elif isinstance(obj, (list, tuple)):
+            stack.extend((x, (*path, str(i))) for i, x in enumerate(obj))
+        elif isinstance(obj, float):
+            if not math.isfinite(obj):
+                return top, f"{where}: {obj} is not a finite number"
+        elif isinstance(obj, int) and not isinstance(obj, bool):
+            if abs(obj) >= 2**63:
+                return top, f"{where}: an integer beyond 64 bits"
+        elif obj is not None and not isinstance(obj, (bool, str)):
+            return top, f"{where}: a {type(obj).__name__} is not a JSON value"
+    problems = schema.validate(v, "verdict")
+    if problems:
+        parts = problems[0].pointer.split("/")
+        top = parts[1].replace("~1", "/").replace("~0", "~") if len(parts) > 1 else None
+        return top, problems[0].render()[:1000]
+    try:
+        dumps(v)
+    except (TypeError, ValueError, RecursionError) as exc:
+        return None, f"not JSON: {str(exc)[:300]}"
+    return None
 
 
 def _finite(v: Any) -> bool:

@@ -183,10 +183,12 @@ def error_summary(verdicts: Iterable[dict[str, Any]], key: str | None) -> dict[s
 
 
 def _median(xs: list[float]) -> float | None:
+    """The median of sorted finite values (halves summed: two errors near the largest double
+    have a finite mean)."""
     if not xs:
         return None
     m = len(xs) // 2
-    return xs[m] if len(xs) % 2 else (xs[m - 1] + xs[m]) / 2
+    return xs[m] if len(xs) % 2 else xs[m - 1] / 2 + xs[m] / 2
 
 
 def target_summary(verdicts: Iterable[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:

@@ -25,7 +25,7 @@ from casekit.grid import Grid
 MAX_NPZ_BYTES = 512 * 1024 * 1024
 
 
-@dataclass
+@dataclass(eq=False)  # hashable by identity, as exceptions are (see casekit.errors.CasekitError)
 class ArtifactError(Exception):
     category: str  # missing_artifact | invalid_artifact | non_finite
     message: str
