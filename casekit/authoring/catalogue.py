@@ -34,8 +34,6 @@ class Context:
     #: a closed form vanishing on the boundary's non-periodic parts, at most 1 inside
     #: (``casekit.domains.level_set``; default: the box's sides)
     level_set: sp.Expr | None = field(default=None, compare=False)
-    #: whether solutions carry a bubble (none when no boundary part has Dirichlet data)
-    bubble: bool = True
 
     def interior_point(self, rng: np.random.Generator) -> list[float]:
         """A point well inside the domain (among the deeper half of random candidates), rounded."""
@@ -174,8 +172,6 @@ def bubble(ctx: Context, rng: np.random.Generator, modulation: str = "wave") -> 
     ``linear``, stream functions ``constant`` (their products in the forcing grew past the
     expression limits with a wave)."""
     phi = ctx.level_set if ctx.level_set is not None else _box_level_set(ctx)
-    if not ctx.bubble:
-        return sp.Integer(0)
     if modulation not in MODULATIONS:
         raise ValueError(f"unknown bubble modulation {modulation!r} (valid: {', '.join(MODULATIONS)})")
     amplitude = num(rng.uniform(1.0, 2.0), 2)
@@ -291,7 +287,7 @@ def divergence_free(name: str, ctx: Context, **options: object) -> tuple[sp.Expr
     """A divergence-free velocity: the curl of a stream function (2-D) or a vector potential (3-D)."""
     if ctx.dim == 2:
         phi = ctx.level_set if ctx.level_set is not None else _box_level_set(ctx)
-        if ctx.bubble and sp.Poly(phi, *COORDS[:2]).total_degree() <= STREAM_BUBBLE_DEGREE:
+        if sp.Poly(phi, *COORDS[:2]).total_degree() <= STREAM_BUBBLE_DEGREE:
             # phi * bubble and its gradient vanish on the boundary: so does its curl.  With it, a
             # smooth stream function needs no gentle extra mode (the bubble keeps it from being an
             # eigenfunction), and without that mode the convective term stays printable

@@ -25,26 +25,28 @@ SAMPLES = 41
 MAX_DEGREE = 10
 
 
-def boundary_level_set(domain: Domain, skip: Iterable[str] = ()) -> sp.Expr:
+def boundary_level_set(domain: Domain, skip: Iterable[str] = (), flat: Iterable[str] = ()) -> sp.Expr:
     """The product of the level sets of every carrier of the boundary parts not in ``skip``
     (e.g. periodic pairs, whose sides must not pin the solution), divided by its largest magnitude
     inside the domain (rounded to 3 digits) and signed to be positive at the deepest sample.
+    The carriers of ``flat`` parts enter squared: there the function *and its normal derivative*
+    vanish (parts with flux data: a fit to Neumann or Robin data sees a simple zero's slope).
     On outlines of more than :data:`MAX_DEGREE` (the gear) it vanishes on part of the boundary only:
     :func:`covers` says whether it vanishes on all of it."""
     geometry = domain.geometry
-    skip = set(skip)
-    factors: dict[sp.Expr, sp.Expr] = {}  # one per carrier, whichever way its normal points
+    skip, flat = set(skip), set(flat)
+    factors: dict[sp.Expr, tuple[sp.Expr, int]] = {}  # one per carrier, whichever way its normal points
     for tag in geometry.tags():
         if tag in skip:
             continue
         for carrier in geometry.carriers(tag):
             f = _clean(carrier.level_set())
-            key = sp.expand(f)
-            if key not in factors and sp.expand(-f) not in factors:
-                factors[key] = f
+            key = next((k for k in (sp.expand(f), sp.expand(-f)) if k in factors), sp.expand(f))
+            power = 2 if tag in flat else 1
+            factors[key] = (factors[key][0], max(power, factors[key][1])) if key in factors else (f, power)
     if not factors:
         return sp.Integer(1)
-    product = sp.Mul(*_within_degree(list(factors.values()), domain.dim))
+    product = sp.Mul(*(f**k for f, k in _within_degree(list(factors.values()), domain.dim)))
     points = interior_samples(domain)
     values = np.asarray(to_numpy(product, domain.dim)(points, 0.0), dtype=float) * np.ones(len(points))
     deepest = int(np.argmax(geometry.distance(points)))
@@ -69,16 +71,16 @@ def covers(domain: Domain, skip: Iterable[str] = ()) -> bool:
     return True
 
 
-def _within_degree(factors: list[sp.Expr], dim: int) -> list[sp.Expr]:
-    def degree(f: sp.Expr) -> int:
-        return int(sp.Poly(f, *COORDS[:dim]).total_degree())
+def _within_degree(factors: list[tuple[sp.Expr, int]], dim: int) -> list[tuple[sp.Expr, int]]:
+    def degree(f: sp.Expr, power: int) -> int:
+        return power * int(sp.Poly(f, *COORDS[:dim]).total_degree())
 
-    kept: list[sp.Expr] = []
+    kept: list[tuple[sp.Expr, int]] = []
     total = 0
-    for f in sorted(factors, key=lambda f: -degree(f)):  # stable: lines keep their boundary order
-        if total + degree(f) <= MAX_DEGREE:
-            kept.append(f)
-            total += degree(f)
+    for f, k in sorted(factors, key=lambda fk: -degree(*fk)):  # stable: lines keep their boundary order
+        if total + degree(f, k) <= MAX_DEGREE:
+            kept.append((f, k))
+            total += degree(f, k)
     return kept
 
 

@@ -36,3 +36,23 @@ def test_periodic_sides_are_left_free() -> None:
     f = to_numpy(phi, 2)
     for tag in (pair.source, pair.target):
         assert np.max(np.abs(f(domain.geometry.tag_points(tag), 0.0))) > 0.1
+
+
+@pytest.mark.parametrize("name", ["unit_square", "annulus", "l_shape", "sector"])
+def test_on_flux_parts_the_slope_vanishes_too(name: str) -> None:
+    """A Neumann or Robin datum shows a simple zero's slope: on ``flat`` parts the level set is
+    squared, so value and normal derivative vanish there."""
+    import sympy as sp
+
+    domain = resolve(name)
+    flux = domain.tags()[0]
+    phi = boundary_level_set(domain, flat=[flux])
+    grad = [to_numpy(sp.diff(phi, c), 2) for c in COORDS[:2]]
+    points, normals = domain.geometry.tag_points(flux), domain.geometry.tag_normals(flux)
+    slope = sum(np.asarray(g(points, 0.0), dtype=float) * normals[:, i] for i, g in enumerate(grad))
+    assert np.max(np.abs(slope)) < 1e-9
+    assert np.max(np.abs(to_numpy(phi, 2)(points, 0.0))) < 1e-9
+    plain = boundary_level_set(domain)  # a simple zero: the slope shows
+    grad = [to_numpy(sp.diff(plain, c), 2) for c in COORDS[:2]]
+    assert np.max(np.abs(sum(np.asarray(g(points, 0.0), dtype=float) * normals[:, i]
+                             for i, g in enumerate(grad)))) > 0.1
