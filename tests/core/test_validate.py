@@ -232,7 +232,8 @@ def test_derived_reaction_terms_keep_their_unknown() -> None:
     derived text once knew only x, y, z and t and rejected every reaction-diffusion case)."""
     from casekit.model.source import load_source_dict
 
-    path = ROOT / "cases" / "reaction_diffusion" / "reaction_diffusion_annulus_cubic_stiff_transient_robin_s1001.yaml"
+    path = ROOT / "cases" / "reaction_diffusion" / \
+        "reaction_diffusion_annulus_cubic_stiff_transient_robin_s1001_r1.yaml"
     assert check_source(load_source_dict(path), path) == []
 
 

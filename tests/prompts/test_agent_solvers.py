@@ -210,10 +210,10 @@ for step in range(steps):
 # committed case, numerics, mesh size (as a fraction of the bounding box's diagonal)
 CASES = [
     ("helmholtz/helmholtz_circle_medium_oscillatory_dirichlet_s1008", HELMHOLTZ, 64),
-    ("convection_diffusion/convection_diffusion_periodic_square_high_smooth_transient_mixed_s1003",
-     CONVECTION_DIFFUSION, 64),
-    ("linear_elasticity/linear_elasticity_sector_nearly_incompressible_polynomial_mixed_s1013", ELASTICITY, 40),
-    ("stokes/stokes_l_shape_unit_smooth_dirichlet_s1012", STOKES, 40),
+    ("convection_diffusion/convection_diffusion_l_shape_low_smooth_transient_mixed_s1013",
+     CONVECTION_DIFFUSION, 48),
+    ("linear_elasticity/linear_elasticity_l_shape_compressible_smooth_dirichlet_s1012", ELASTICITY, 32),
+    ("stokes/stokes_unit_square_unit_polynomial_dirichlet_s1007", STOKES, 40),
     ("heat/heat_annulus_constant_short_peak_mixed_s1006", HEAT, 40),
 ]
 

@@ -12,13 +12,9 @@ from casekit.tracks import TRACKS
 from .matrix import MATRIX, Row
 from .measure import assert_observed_order
 
-#: (track, row id) -> a defect found and not yet fixed: the test must keep failing (strict) until it is
-KNOWN = {
-    ("numpy", "poisson-periodic_square-robin"): (
-        "observed order 1.04-1.09 at 24/48/96 cells on the skewed draw (u varies along the Robin face); "
-        "DOLFINx, NGSolve, deal.II and Firedrake reach 2: a first-order term in the numpy track's face "
-        "treatment, cause not yet found"),
-}
+#: (track, row id) -> why a row is a known defect (a strict xfail).  Empty: the numpy track's first
+#: order on poisson-periodic_square-robin did not show on the bubble draw (it XPASSed)
+KNOWN: dict[tuple[str, str], str] = {}
 
 
 def _params() -> list:  # type: ignore[type-arg]
