@@ -74,6 +74,9 @@ def loads(text: str, *, file: str | None = None) -> Any:
         raise CasekitError(f"not valid YAML{where}: {problem}", file=file) from None
     except RecursionError:
         raise CasekitError(f"not valid YAML: nested more than {MAX_DEPTH} levels deep", file=file) from None
+    except ValueError as exc:  # an integer literal past Python's conversion limit (4300 digits)
+        raise CasekitError(f"not valid YAML: a number too long to read ({exc.args[0].split(':')[0]})",
+                           file=file, valid="numbers of at most 30 digits") from None
     check_numbers(data, file=file)
     return data
 
