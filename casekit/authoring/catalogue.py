@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import sympy as sp
 
+from casekit.domains import level_set
 from casekit.expr import COORDS, T
 from casekit.families.calculus import curl
 from casekit.registry import Registry
@@ -177,7 +178,7 @@ def bubble(ctx: Context, rng: np.random.Generator, modulation: str = "wave") -> 
     amplitude = num(rng.uniform(1.0, 2.0), 2)
     if modulation == "constant":
         return amplitude * phi
-    if modulation == "linear" or sp.Poly(phi, *COORDS[: ctx.dim]).total_degree() > WAVE_DEGREE:
+    if modulation == "linear" or level_set.degree(phi, ctx.dim) > WAVE_DEGREE:
         return amplitude * phi * (1 + num(rng.uniform(0.5, 1.0), 2) * ctx.unit(0))
     arg = sp.Add(*((2 * sp.pi if i in ctx.periodic else num(rng.uniform(0.7, 1.5), 2) * sp.pi) * ctx.unit(i)
                    for i in range(ctx.dim)))
@@ -287,7 +288,7 @@ def divergence_free(name: str, ctx: Context, **options: object) -> tuple[sp.Expr
     """A divergence-free velocity: the curl of a stream function (2-D) or a vector potential (3-D)."""
     if ctx.dim == 2:
         phi = ctx.level_set if ctx.level_set is not None else _box_level_set(ctx)
-        if sp.Poly(phi, *COORDS[:2]).total_degree() <= STREAM_BUBBLE_DEGREE:
+        if level_set.degree(phi, 2) <= STREAM_BUBBLE_DEGREE:
             # phi * bubble and its gradient vanish on the boundary: so does its curl.  With it, a
             # smooth stream function needs no gentle extra mode (the bubble keeps it from being an
             # eigenfunction), and without that mode the convective term stays printable

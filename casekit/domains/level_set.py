@@ -71,16 +71,21 @@ def covers(domain: Domain, skip: Iterable[str] = ()) -> bool:
     return True
 
 
+def degree(phi: sp.Expr, dim: int) -> int:
+    """The total degree of a polynomial level set in the coordinates."""
+    return int(sp.Poly(phi, *COORDS[:dim]).total_degree())
+
+
 def _within_degree(factors: list[tuple[sp.Expr, int]], dim: int) -> list[tuple[sp.Expr, int]]:
-    def degree(f: sp.Expr, power: int) -> int:
-        return power * int(sp.Poly(f, *COORDS[:dim]).total_degree())
+    def weight(f: sp.Expr, power: int) -> int:
+        return power * degree(f, dim)
 
     kept: list[tuple[sp.Expr, int]] = []
     total = 0
-    for f, k in sorted(factors, key=lambda fk: -degree(*fk)):  # stable: lines keep their boundary order
-        if total + degree(f, k) <= MAX_DEGREE:
+    for f, k in sorted(factors, key=lambda fk: -weight(*fk)):  # stable: lines keep their boundary order
+        if total + weight(f, k) <= MAX_DEGREE:
             kept.append((f, k))
-            total += degree(f, k)
+            total += weight(f, k)
     return kept
 
 
