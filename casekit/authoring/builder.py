@@ -33,9 +33,9 @@ import sympy as sp
 
 from casekit.authoring import catalogue as cat
 from casekit.domains import Domain, resolve
-from casekit.domains.level_set import boundary_level_set
+from casekit.domains.level_set import FLAT, ZERO, EndCondition, boundary_level_set, box_level_set
 from casekit.errors import CasekitError
-from casekit.expr import T, to_text
+from casekit.expr import T, exact, parse, to_text
 from casekit.families import FAMILIES, Family
 from casekit.families.inflow import traction_inflow
 from casekit.ids import public_id, salted_seed
@@ -121,9 +121,9 @@ def build_source(family_name: str, domain_name: str, levels: Mapping[str, str], 
     if family.traction_inflow_limit is None:
         # the boundary first: where values are given the bubble vanishes, where fluxes are, its slope too
         boundary = assign_boundary(family, domain, mode, rng)
-        solution = _solution(family, recipe, ctx, time, dirichlet=_dirichlet_tags(boundary))
+        solution = _solution(family, recipe, ctx, time, boundary)
     else:  # which parts may carry a traction depends on the drawn flow: the bubble vanishes everywhere
-        solution = _solution(family, recipe, ctx, time, dirichlet=None)
+        solution = _solution(family, recipe, ctx, time, None)
         lead = solution.get(family.unknowns[0].name)
         entering = {i.tag for i in traction_inflow(family.traction_inflow_limit, params,
                                                    lead if time is None else None, domain.geometry, domain.tags())}
@@ -216,26 +216,91 @@ def _periodic_axes(domain: Domain, family: Family) -> tuple[int, ...]:
 
 
 def _dirichlet_tags(boundary: Mapping[str, Any]) -> set[str]:
-    return {t for t, b in boundary.items() if (b if isinstance(b, str) else b.get("kind")) == "dirichlet"}
+    return {t for t, b in boundary.items() if _kind(b) == "dirichlet"}
+
+
+def _kind(b: Any) -> str:
+    return b if isinstance(b, str) else b["kind"]
+
+
+def _sympy_params(family: Family, params: Mapping[str, Any]) -> dict[str, Any]:
+    """The builder's parameter values as the families' formulas take them (exact numbers)."""
+    out: dict[str, Any] = {}
+    for p in family.params:
+        v = params.get(p.name)
+        if isinstance(v, str):  # a coefficient in x, y, z, t or a reaction term in the unknowns
+            out[p.name] = parse(v, params=tuple(u.name for u in family.unknowns))
+        elif isinstance(v, list):
+            out[p.name] = tuple(exact(sp.Float(c)) for c in v)
+        elif v is not None:
+            out[p.name] = exact(sp.Float(v)) if isinstance(v, float) else sp.Integer(v)
+    return out
+
+
+def _box_bubble_level_set(family: Family, ctx: BuildContext, boundary: Mapping[str, Any]) -> sp.Expr | None:
+    """On a box, for a scalar unknown and an unmodulated bubble: the per-axis level set
+    (``casekit.domains.level_set.box_level_set``), zero where values are given, of zero slope where
+    Neumann fluxes are, of zero Robin combination where Robin data are (constant flux coefficient),
+    confirmed invisible in every datum through the family's own flux; None where that does not
+    apply or is not confirmed."""
+    lead = family.unknowns[0]
+    if lead.vector or len(family.unknowns) > 1 or family.flux is None:
+        return None
+    params = _sympy_params(family, ctx.params)
+    kappa = sp.sympify(family.flux_coefficient(params)) if family.flux_coefficient is not None else None
+    conditions: dict[str, list[tuple[EndCondition, ...]]] = {}
+    for tag, b in boundary.items():
+        kind = _kind(b)
+        if kind == "dirichlet":
+            conditions[tag] = [(ZERO,)]
+        elif kind == "neumann":
+            conditions[tag] = [(FLAT,), (ZERO, FLAT)]
+        elif kind == "robin":
+            conditions[tag] = [(ZERO, FLAT)]
+            if kappa is not None and not kappa.free_symbols:
+                conditions[tag].append((EndCondition(exact(sp.Float(b["alpha"])), kappa),))
+    phi = box_level_set(ctx.domain, conditions)
+    if phi is None:
+        return None
+    for tag, b in boundary.items():
+        kind = _kind(b)
+        if kind == "periodic":
+            continue
+        carrier = ctx.domain.geometry.carriers(tag)[0]
+        datum = phi if kind == "dirichlet" else family.flux({lead.name: phi}, params, carrier.normal_expr(), ctx.dim)
+        if kind == "robin":
+            datum = datum + exact(sp.Float(b["alpha"])) * phi
+        if sp.expand(sp.sympify(datum).subs(carrier.projection(), simultaneous=True)) != 0:
+            return None
+    return phi
 
 
 def _solution(family: Family, recipe: dict[str, Any], ctx: BuildContext,
-              time: dict[str, Any] | None, dirichlet: set[str] | None) -> dict[str, Any]:
+              time: dict[str, Any] | None, boundary: Mapping[str, Any] | None) -> dict[str, Any]:
     """The manufactured solution.  Its bubble vanishes on every non-periodic part, and on the parts
-    with flux data (Neumann, Robin: all but ``dirichlet``) its normal derivative too, so that no fit
+    with flux data (Neumann, Robin) its normal derivative too, so that no fit
     to the values *or the fluxes* given there recovers it (a fit of the forcing's terms to Dirichlet
     values and Neumann fluxes together read 16 of 19 mixed cases whose bubble only vanished).
-    ``dirichlet`` None: the parts are not assigned yet (Navier-Stokes), simple zeros everywhere."""
+    ``boundary`` None: the parts are not assigned yet (Navier-Stokes), simple zeros everywhere.
+    An unmodulated bubble of a scalar unknown on a box needs less: a zero slope where Neumann
+    data are (``_box_bubble_level_set``), which keeps its degree (and the nonlinear families'
+    forcing) small enough for 3-D."""
     spec = recipe.get("solution", {"kind": "trig"})
     pairs = _periodic_pairs(ctx.domain, family)
     periodic = {t for p in pairs for t in (p.source, p.target)}
-    flux = set() if dirichlet is None else set(ctx.domain.tags()) - dirichlet - periodic
-    c = cat.Context(ctx.dim, ctx.domain.bbox(), _periodic_axes(ctx.domain, family), ctx.rng,
-                    depth=lambda p: np.where(ctx.domain.inside(p), ctx.domain.geometry.distance(p), -1.0),
-                    level_set=boundary_level_set(ctx.domain, skip=periodic, flat=flux))
-    options = {k: _value(v, ctx) for k, v in spec.get("options", {}).items()}
     lead = family.unknowns[0]
     bubble = recipe.get("bubble", "linear" if lead.vector else "wave")
+    phi = None
+    if boundary is not None and bubble == "constant":
+        phi = _box_bubble_level_set(family, ctx, boundary)
+    if phi is None:
+        dirichlet = set(ctx.domain.tags()) if boundary is None else _dirichlet_tags(boundary)
+        flux = set(ctx.domain.tags()) - dirichlet - periodic
+        phi = boundary_level_set(ctx.domain, skip=periodic, flat=flux)
+    c = cat.Context(ctx.dim, ctx.domain.bbox(), _periodic_axes(ctx.domain, family), ctx.rng,
+                    depth=lambda p: np.where(ctx.domain.inside(p), ctx.domain.geometry.distance(p), -1.0),
+                    level_set=phi)
+    options = {k: _value(v, ctx) for k, v in spec.get("options", {}).items()}
     if spec["kind"] == "trig" and not lead.vector:  # the bubble breaks eigen-ness (catalogue.trig)
         options = {"extra": False, **options}
     out: dict[str, Any] = {}

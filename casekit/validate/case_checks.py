@@ -37,6 +37,10 @@ from casekit.validate.view import CaseView, parse_all, visible_values
 class Settings:
     gap_min: float = leak.GAP_MIN
     residual_tol: float = 1e-9
+    #: an exact forcing whose double-precision evaluation still differs from the operator's by more
+    #: than this (cancellation in an expanded polynomial) fails: an agent evaluating it would be off
+    #: in digits within two orders of the smallest accuracy threshold (tau_min 1e-6)
+    rounding_tol: float = 1e-8
     data_tol: float = 1e-8
     #: smallest relative error of any inverter and smallest span residual (casekit.validate.span)
     span_gap_min: float = span.SPAN_GAP_MIN
@@ -161,13 +165,18 @@ def residual(view: CaseView, s: Settings) -> list[Problem]:
             continue
         worst = max(_rel(_values(value, pts, t, view.dim), _values(stated[name], pts, t, view.dim))
                     for t in _times(view))
-        if worst > s.residual_tol:
+        identical = worst <= DOUBLE_PRECISION or all(
+            _exactly_zero(sp.sympify(a) - b) for a, b in zip(_components(value), _components(stated[name]), strict=True))
+        if identical and worst > s.rounding_tol:
+            problems.append(view.problem(
+                ptr, f"the stated forcing is exact but cancels in double precision (relative rounding {worst:.2e}, "
+                f"at most {s.rounding_tol:g})", "residual", "a better-conditioned solution (smaller polynomial degree)"))
+        elif not identical and worst > s.residual_tol:
             problems.append(view.problem(
                 ptr, f"the stated forcing does not satisfy the {view.dim}-D {view.family.name} "
                 f"equation with the manufactured solution (relative residual {worst:.2e})",
                 "residual", f"the forcing derived from the solution in {view.dim}-D"))
-        elif worst > DOUBLE_PRECISION and not all(_exactly_zero(sp.sympify(a) - b) for a, b in
-                                                  zip(_components(value), _components(stated[name]), strict=True)):
+        elif not identical:
             problems.append(view.problem(
                 ptr, f"the stated forcing matches the PDE only up to rounding (relative residual "
                 f"{worst:.1e}); the residual is not exactly zero", "residual_inexact",

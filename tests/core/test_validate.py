@@ -95,6 +95,16 @@ def test_residual_catches_a_2d_laplacian_in_3d() -> None:
     assert residual and "3-D" in residual[0].message
 
 
+def test_an_exact_forcing_that_cancels_in_double_precision_is_named_so() -> None:
+    """The derived forcing of a high power is exact, but its expanded form loses six digits in
+    double precision: the residual check says so (not "does not satisfy the equation")."""
+    src = poisson(manufactured_solution={"u": "4194304*(x - 1/2)**24 + 16*x*y*(x - 1)*(y - 1)"})
+    [p] = [p for p in check_source(src) if p.check == "residual"]
+    assert "exact but cancels in double precision" in p.message and p.pointer == "/manufactured_solution"
+    fine = poisson(manufactured_solution={"u": "(x - 1/2)**4 + 16*x*y*(x - 1)*(y - 1)"})
+    assert not [p for p in check_source(fine) if p.check == "residual"]
+
+
 def test_leaks_are_caught_symbolically_and_numerically() -> None:
     src = poisson(boundary={"left": {"kind": "dirichlet", "value": "exp(x)*cos(2*pi*y) + x*y"},
                             "right": "dirichlet", "top": "dirichlet", "bottom": "dirichlet"})
