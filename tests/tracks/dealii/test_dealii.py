@@ -57,7 +57,7 @@ def both(track, tmp_path_factory):  # type: ignore[no-untyped-def]
     root = tmp_path_factory.mktemp("both")
     src = build_source("poisson", "annulus", {"bc": "mixed"}, 5)
     src["eval_grid"] = {"nx": 25, "ny": 25}
-    src["calibration"] = {**src["calibration"], "cells_across": 14}
+    src["calibration"] = {**src["calibration"], "cells_across": 20}
     src["evaluation"]["timeout_sec"] = 30.0
     src["tracks"] = ["dolfinx", "dealii"]
     path = root / "cases" / "poisson" / f"{src['id']}.yaml"

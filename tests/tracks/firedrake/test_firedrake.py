@@ -40,7 +40,7 @@ def track():  # type: ignore[no-untyped-def]
 def test_built_with_both_tracks_they_agree_and_the_calibration_passes_the_evaluator(track, tmp_path) -> None:  # type: ignore[no-untyped-def]
     src = build_source("poisson", "annulus", {"bc": "mixed"}, 5)
     src["eval_grid"] = {"nx": 25, "ny": 25}
-    src["calibration"] = {**src["calibration"], "cells_across": 14}
+    src["calibration"] = {**src["calibration"], "cells_across": 20}
     src["evaluation"]["timeout_sec"] = 60.0
     src["tracks"] = ["dolfinx", "firedrake"]
     path = tmp_path / "cases" / "poisson" / f"{src['id']}.yaml"

@@ -32,7 +32,7 @@ pytestmark = pytest.mark.ngsolve
 
 def test_curved_case_agrees_with_dolfinx_and_the_calibration_passes(tmp_path: Path) -> None:
     src = build_source("poisson", "annulus", {"bc": "mixed"}, 5)
-    path = coarse_case(tmp_path, src, ["dolfinx", "ngsolve"], 14)
+    path = coarse_case(tmp_path, src, ["dolfinx", "ngsolve"], 28)
     for name in ("dolfinx", "ngsolve"):
         [o] = build([path], BuildOptions(tmp_path / "build", name, repeats=1, limits=Limits(timeout_sec=600)))
         assert o.status == "built", o.reason
