@@ -62,6 +62,11 @@ INVERTIBLE: dict[str, dict[str, Any]] = {
     # the forcing of x*sin(2*y) + y*exp(x) prints both terms; the boundary weighs them
     "forcing_terms": poisson(manufactured_solution={"u": "x*sin(2*y) + 3*y*exp(x) + 1/2"},
                              boundary=dict.fromkeys(("left", "right", "top", "bottom"), "dirichlet")),
+    # the forcing_terms case with Robin data only (kappa 2.5 read off the parameters): no Dirichlet
+    # value to fit, the fluxes weigh the terms
+    "flux_terms": poisson(manufactured_solution={"u": "x*sin(2*y) + 3*y*exp(x) + 1/2"},
+                          pde={"params": {"kappa": 2.5}},
+                          boundary=dict.fromkeys(("left", "right", "top", "bottom"), {"kind": "robin", "alpha": 2.0})),
     # a product of two atoms the forcing prints, with a number no scaling reads off
     "atom_pairs": poisson(manufactured_solution={"u": "3*sin(pi*x)*cos(2*y) + exp(x/2)*sin(pi*x)"},
                           boundary=dict.fromkeys(("left", "right", "top", "bottom"), "dirichlet")),

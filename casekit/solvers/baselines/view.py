@@ -106,16 +106,24 @@ class AgentView:
     @cached_property
     def boundary_points(self) -> np.ndarray:
         """Points on the Dirichlet parts, part after part (empty when there is none)."""
-        parts = [self._tag_points(e["tag"]) for e in self.dirichlet]
+        parts = [self.tag_points(e["tag"]) for e in self.dirichlet]
         return np.concatenate(parts) if parts else np.zeros((0, self.dim))
 
-    def _tag_points(self, tag: str) -> np.ndarray:
-        geometry = self.domain.geometry
-        return geometry.tag_points(tag, BOUNDARY_SAMPLES if self.dim == 2 else 9)
+    def tag_points(self, tag: str) -> np.ndarray:
+        """The sample points of a boundary part."""
+        return self.domain.geometry.tag_points(tag, self._per_part)
+
+    def tag_normals(self, tag: str) -> np.ndarray:
+        """The outward unit normals at :meth:`tag_points`."""
+        return self.domain.geometry.tag_normals(tag, self._per_part)
+
+    @property
+    def _per_part(self) -> int:
+        return BOUNDARY_SAMPLES if self.dim == 2 else 9
 
     def boundary_values(self, t: float) -> np.ndarray:
         """The Dirichlet data at :attr:`boundary_points` and time ``t``: (M,) or (M, k)."""
-        parts = [self.evaluate(e["value"], self._tag_points(e["tag"]), t) for e in self.dirichlet]
+        parts = [self.evaluate(e["value"], self.tag_points(e["tag"]), t) for e in self.dirichlet]
         return np.concatenate(parts) if parts else np.zeros(0)
 
     def fit_on_boundary(self, fields: list[Any], t: float, at: np.ndarray | None = None) -> np.ndarray:

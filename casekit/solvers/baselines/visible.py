@@ -17,7 +17,7 @@ They hold, each a function of points only:
   ``sin(...)``, ... evaluated at t_end): a Gaussian's ``exp`` factor is the Gaussian;
 * a linear background (1, x, y, z).
 
-Sizes are bounded: expressions too large to expand are used as given only, and at most
+Sizes are bounded: expressions too large to expand (``casekit.expr.size``) are used as given only, and at most
 :data:`MAX_FIELDS` fields are formed (the cheapest kinds first).
 """
 
@@ -147,9 +147,10 @@ def separate(value: Any, dim: int) -> list[tuple[Any, Any]] | None:
     import sympy as sp
 
     from casekit.expr import T
+    from casekit.expr.size import estimate
 
     e = _parse(value, dim)
-    if e is None or T not in e.free_symbols:
+    if e is None or T not in e.free_symbols or estimate(e).too_large:
         return None
     e = sp.expand(e.replace(lambda a: isinstance(a, sp.exp), lambda a: sp.exp(sp.expand(a.args[0]))),
                   power_exp=True, log=False)
@@ -213,18 +214,27 @@ def terms(values: list[Any], dim: int) -> list[tuple[str, Callable[[np.ndarray, 
     """The additive terms of the visible expressions expanded, numeric coefficients dropped
     (distinct, by text; at most :data:`MAX_TERMS` of each expression): the manufactured solution's
     own terms reappear in its forcing (``-Laplacian(sin(2x) * x) = 4 x sin(2x) - 4 cos(2x)``)."""
+    return [(text, _lambdify(a, dim)) for text, a in term_exprs(values, dim)]
+
+
+def term_exprs(values: list[Any], dim: int) -> list[tuple[str, Any]]:
+    """:func:`terms` as sympy expressions (for inverters that differentiate them)."""
     import sympy as sp
 
     from casekit.expr import to_text
+    from casekit.expr.size import ExpansionTooLarge, expand
 
     found: dict[str, Any] = {}
     for value in values:
         e = _parse(value, dim)
         if e is None:
             continue
-        expanded = sp.expand(e, power_exp=False, log=False)
+        try:
+            expanded = expand(e)
+        except ExpansionTooLarge:  # used as given only
+            continue
         for term in sp.Add.make_args(expanded)[:MAX_TERMS]:
             _, rest = term.as_coeff_Mul()
             if not rest.is_number:
                 found.setdefault(to_text(rest), rest)
-    return [(text, _lambdify(a, dim)) for text, a in sorted(found.items())]
+    return sorted(found.items())
