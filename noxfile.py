@@ -35,11 +35,9 @@ def bench(session: nox.Session) -> None:
         session.run("python", str(script), *session.posargs)
 
 
-#: the repaired PDEAgent-Bench release (issue 17): sources, build directory, dataset, committed part
+#: the repaired PDEAgent-Bench release (issue 17): sources, build directory, dataset card's provenance
 DATASET = {"name": "pdeagent-bench-repaired", "sources": "cases/pdeagent-bench", "build": "build/dataset",
            "about": "cases/pdeagent-bench/README.md"}
-#: what of a release is committed: records, checksums and documents (arrays and prompts are rebuilt)
-COMMITTED = ("manifest.json", "cases.jsonl", "tracks", "README.md", "CHANGELOG.md", "croissant.json")
 
 
 @nox.session(python=PYTHON)
@@ -49,19 +47,19 @@ def dataset(session: nox.Session) -> None:
     ``nox -s dataset -- [--tracks dolfinx,dealii,firedrake,ngsolve] [--jobs 2] [--version 1.0.0]``
     builds cases/pdeagent-bench on every track named that is usable here (the stage cache in
     build/dataset makes any interrupted run resume where it stopped), packages the built cases
-    (DOLFINx primary), stamps the release, verifies it, and copies its records, manifest and
-    documents to releases/<name>/<version>/ (to commit; the arrays stay in the build).
+    (DOLFINx primary; refused if it would leave out a case of the latest release) and cuts the
+    release releases/<name>/<version>/ after the latest one (``--version`` is the first release's
+    version).
     """
     import argparse
     import json
-    import shutil
     import subprocess
     from pathlib import Path
 
     ap = argparse.ArgumentParser(prog="nox -s dataset --")
     ap.add_argument("--tracks", default="dolfinx,dealii,firedrake,ngsolve")
     ap.add_argument("--jobs", default="2")
-    ap.add_argument("--version", default="1.0.0")
+    ap.add_argument("--version", default="1.0.0", help="the first release's version (later ones: the bump)")
     args = ap.parse_args(session.posargs)
     session.install("-e", ".[dolfinx,dev]")
     build, dist = DATASET["build"], f"{DATASET['build']}/release"
@@ -83,16 +81,16 @@ def dataset(session: nox.Session) -> None:
     tracks.remove("dolfinx")
     session.run("casekit", "package", build, "--out", dist, "--name", DATASET["name"], "--version", args.version,
                 "--about", DATASET["about"], *(f"--track={t}" for t in ["dolfinx", *tracks]))
-    session.run("casekit", "release", dist, "--version", args.version)
-    session.run("casekit", "verify", dist)
-    keep = Path("releases") / DATASET["name"] / args.version
-    shutil.rmtree(keep, ignore_errors=True)
-    for name in COMMITTED:
-        src = Path(dist) / name
-        if src.is_dir():
-            shutil.copytree(src, keep / name)
-        elif src.is_file():
-            keep.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, keep / name)
-    session.log(f"release {args.version} in {dist}; its records and manifest copied to {keep} "
+    released = Path("releases") / DATASET["name"]
+
+    def latest() -> Path | None:
+        return max((p for p in released.glob("*.*.*") if p.is_dir()),
+                   key=lambda p: tuple(int(x) for x in p.name.split(".")), default=None)
+
+    previous = latest()
+    after = ["--previous", str(previous)] if previous else ["--version", args.version]
+    session.run("casekit", "release", dist, *after)
+    keep = latest()
+    session.run("casekit", "verify", str(keep))
+    session.log(f"released {keep} (commit it) "
                 f"(check: casekit reproduce {keep} --sources {DATASET['sources']})")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import fcntl
 import os
+import shutil
 import socket
 import threading
 from collections.abc import Callable
@@ -17,7 +18,7 @@ from casekit.build.cache import StageCache
 from casekit.build.pipeline import BuildOptions, CaseBuild, CaseOutcome, collect_records
 from casekit.errors import UsageError
 from casekit.executors import ExecutorOptions
-from casekit.jsonio import write_json, write_jsonl
+from casekit.jsonio import read_json, write_json, write_jsonl
 from casekit.validate import SOURCE_SUFFIXES
 
 
@@ -79,11 +80,13 @@ def build_case(item: tuple[Path, BuildOptions, Callable[[str, str], None] | None
 def build(paths: list[Path], opts: BuildOptions, jobs: int = 1,
           progress: Callable[[str, str], None] = lambda case, stage: None,
           done: Callable[[CaseOutcome], None] = lambda o: None,
-          executor: ExecutorOptions | None = None) -> list[CaseOutcome]:
+          executor: ExecutorOptions | None = None, prune: bool = False) -> list[CaseOutcome]:
     """Build every case source under ``paths`` for one track, on ``executor`` (default: a local
-    pool of ``jobs`` threads); writes ``<build>/<track>/records.jsonl`` (all built records) and
-    ``build-report.json``.  Each case's products are written atomically by the case as it
-    finishes, so a killed build resumes from its stage cache."""
+    pool of ``jobs`` threads); writes ``<build>/<track>/records.jsonl`` (every case built in this
+    build directory on the track, from this run and earlier ones: :func:`write_records`) and
+    ``build-report.json`` (this run's cases).  Each case's products are written atomically by the
+    case as it finishes, so a killed build resumes from its stage cache.  ``prune`` first drops
+    the cases whose sources are gone."""
     files = case_files(paths)
     if not files:
         raise UsageError(f"no case sources under {', '.join(str(p) for p in paths)}",
@@ -107,18 +110,37 @@ def build(paths: list[Path], opts: BuildOptions, jobs: int = 1,
     try:
         runner.run(build_case, [(f, opts, progress if in_process else None, lock_dir) for f in files], arrived)
     except KeyboardInterrupt:
-        _write(opts, outcomes)  # what finished; a rerun resumes from the stage cache
+        _write(opts, outcomes, prune)  # what finished; a rerun resumes from the stage cache
         raise
-    _write(opts, outcomes)
+    _write(opts, outcomes, prune)
     return sorted(outcomes, key=lambda o: o.case_id)
 
 
-def _write(opts: BuildOptions, outcomes: list[CaseOutcome]) -> None:
+def write_records(build_dir: Path, track: str, prune: bool = False,
+                  built: dict[Path, str] | None = None) -> list[dict[str, Any]]:
+    """``<build>/<track>/records.jsonl``: every case built in the build directory on the track (a
+    build of one source adds or updates its case; a case rejected on rebuilding drops out).
+    ``prune`` first removes the cases whose source file is gone or, per ``built`` (source ->
+    the id it was just built as), now declares another id."""
+    track_dir = build_dir / track
+    if prune:
+        built = {p.resolve(): cid for p, cid in (built or {}).items()}
+        for status_file in sorted(track_dir.glob("*/status.json")):
+            source = read_json(status_file).get("source")
+            if not source:
+                continue
+            path = Path(source).resolve()
+            if not path.is_file() or built.get(path, status_file.parent.name) != status_file.parent.name:
+                shutil.rmtree(status_file.parent)
+    records = collect_records(build_dir, track)
+    write_jsonl(track_dir / "records.jsonl", records)
+    return records
+
+
+def _write(opts: BuildOptions, outcomes: list[CaseOutcome], prune: bool) -> None:
     outcomes = sorted(outcomes, key=lambda o: o.case_id)
     track_dir = opts.build_dir / opts.track
-    ids = {o.case_id for o in outcomes if o.status == "built"}
-    records = [r for r in collect_records(opts.build_dir, opts.track) if r["id"] in ids]
-    write_jsonl(track_dir / "records.jsonl", records)
+    write_records(opts.build_dir, opts.track, prune, {o.path: o.case_id for o in outcomes if o.status == "built"})
     write_json(track_dir / "build-report.json", [
         {"case_id": o.case_id, "source": str(o.path), "status": o.status, "reason": o.reason,
          "family": o.family, "domain": o.domain, "e_base": o.e_base, "t_base": o.t_base,

@@ -31,10 +31,13 @@ def build(
     runner: str = typer.Option("local", "--runner", help="local (bubblewrap sandbox), docker, podman or apptainer."),
     executor: str = typer.Option("local", "--executor", help=EXECUTOR_HELP),
     scheduler: str = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
+    prune: bool = typer.Option(False, "--prune", help="Drop the build directory's cases whose source files are "
+                               "gone (or now declare another id)."),
     as_json: bool = typer.Option(False, "--json", help="Print the outcomes as JSON."),
 ) -> None:
     """Derive, validate, mesh, compute references, calibrate (e_base, t_base, thresholds) and
-    trial-run each case; rejected cases are listed with their reasons."""
+    trial-run each case; rejected cases are listed with their reasons.  The track's records.jsonl
+    holds every case built in the build directory (a build of one source adds or updates it)."""
     from casekit.build.pipeline import BuildOptions
     from casekit.build.run import build as run_build
     from casekit.build.run import case_files
@@ -68,7 +71,7 @@ def build(
         try:
             with _interrupt_on_sigterm():  # a cancelled job stops its workers and runs as Ctrl-C does
                 outcomes = run_build(
-                    paths, opts, jobs, executor=executor_options(executor, scheduler, jobs),
+                    paths, opts, jobs, executor=executor_options(executor, scheduler, jobs), prune=prune,
                     progress=lambda case, stage: progress.update(task, last=f"{case}: {stage}"),
                     done=lambda o: _done(progress, task, o, len(files)))
         except KeyboardInterrupt:
@@ -95,8 +98,10 @@ def build(
     for o in outcomes:
         s = "cached" if o.fully_cached else o.status
         counts[s] = counts.get(s, 0) + 1
+    records = build_dir / track / "records.jsonl"
+    held = sum(1 for line in records.open() if line.strip()) if records.is_file() else 0
     console.print(", ".join(f"{n} {s}" for s, n in sorted(counts.items())) +
-                  f"; records in {build_dir / track / 'records.jsonl'}")
+                  f"; {held} case(s) built in {build_dir} on {track}, records in {records}")
     raise typer.Exit(0 if all(o.status in ("built", "skipped") for o in outcomes) else 1)
 
 

@@ -22,18 +22,37 @@ def package(
     url: str | None = typer.Option(None, "--url", help="Where the dataset is published (its Croissant url)."),
     about: Path | None = typer.Option(None, "--about", help="A markdown file for the card's provenance section "
                                       "(attribution, licence of the sources, repairs)."),
+    previous: Path | None = typer.Option(None, "--previous", help="The previous release (default: the latest "
+                                         "under --releases/<name>, if any): none of its cases may be left out."),
+    releases: Path = typer.Option(Path("releases"), "--releases", help="Where the releases are."),
+    allow_removal: str = typer.Option("", "--allow-removal", help="Comma-separated ids of the previous "
+                                      "release's cases that may be left out."),
 ) -> None:
     """Package built cases: evaluator JSONL, agent JSONL, prompts, references, schemas, dataset
-    card, Croissant metadata and a manifest of checksums (byte-identical for the same build)."""
+    card, Croissant metadata and a manifest of checksums (byte-identical for the same build).
+    Prints the cases per track and family; refuses to leave out a case of the previous release
+    unless --allow-removal names it."""
     from casekit.errors import UsageError
     from casekit.package.build_dist import package as run
+    from casekit.package.release import versions
 
     if about is not None and not about.is_file():
         raise UsageError(f"--about {about} is not a file", valid="a markdown file")
     text = about.read_text(encoding="utf-8") if about is not None else ""
+    if previous is None and (found := versions(releases / name)):
+        previous = releases / name / found[-1]
+    if previous is not None and not previous.is_dir():
+        raise UsageError(f"--previous {previous} is not a release directory", valid=f"one under {releases / name}")
+    allowed = frozenset(filter(None, (s.strip() for s in allow_removal.split(","))))
     manifest = run(build_dir, track, out, name=name, version=version, license_id=license_id, date=date, url=url,
-                   about=text)
-    console.print(f"wrote {out}: {len(manifest['files'])} files, version {version}; check with casekit verify {out}")
+                   about=text, previous=previous, allow_removal=allowed)
+    for t, families in manifest["counts"].items():
+        console.print(f"{t}: {sum(families.values())} case(s): "
+                      + ", ".join(f"{f} {n}" for f, n in families.items()), markup=False)
+    console.print(f"wrote {out}: {len(manifest['files'])} files, version {version}"
+                  + (f", every case of {previous} kept" if previous is not None and not allowed else
+                     f", {len(allowed)} case(s) of {previous} allowed out" if previous is not None else "")
+                  + f"; check with casekit verify {out}", markup=False)
 
 
 @app.command()
@@ -50,25 +69,37 @@ def verify(dist: Path = typer.Argument(..., help="A packaged dataset directory."
 
 @app.command()
 def release(
-    dist: Path = typer.Argument(..., help="The new dataset directory."),
-    previous: Path | None = typer.Option(None, "--previous", help="The previous release's dataset directory "
+    dist: Path = typer.Argument(..., help="The packaged dataset directory (left as it is)."),
+    previous: Path | None = typer.Option(None, "--previous", help="The latest release, releases/<name>/<version> "
                                          "(none: the first release)."),
     version: str | None = typer.Option(None, "--version", help="A version to use (refused if it contradicts "
-                                       "the changes)."),
+                                       "the changes, exists or is not above the latest release)."),
+    releases: Path | None = typer.Option(None, "--releases", help="Where releases go (default: beside --previous, "
+                                         "else releases/)."),
+    date: str | None = typer.Option(None, "--date", help="The changelog entry's date (default: today)."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print the bump and the changes; write nothing."),
 ) -> None:
-    """Compute the semantic-version bump from the changes, write the CHANGELOG entry and stamp
-    the version into the dataset."""
+    """Cut a release: a new, immutable releases/<name>/<version>/ holding the dataset with its
+    version stamped in, a CHANGELOG.md keeping every earlier entry, and a manifest of checksums.
+    The bump follows what an agent or a score sees (README: Releases)."""
+    from casekit.package.release import plan
     from casekit.package.release import release as run
 
-    if previous is None:
-        from casekit.package.release import first_release
-
-        first, n = first_release(dist, version)
-        console.print(f"first release {first}: {n} case(s); CHANGELOG.md written; check with casekit verify {dist}")
+    if dry_run:
+        p = plan(dist, previous, version, releases, date)
+        kind = f"{p.diff.level} release after {p.previous}" if p.diff else "first release"
+        console.print(f"would write {p.target} ({kind}; dry run, nothing written)\n", markup=False)
+        console.print(p.entry.rstrip(), markup=False)
         return
-    new_version, d = run(dist, previous, version)
-    console.print(f"{d.level} release {new_version}: {len(d.added)} added, {len(d.changed)} changed, "
-                  f"{len(d.removed)} removed case(s)" + (f", new tracks {d.new_tracks}" if d.new_tracks else ""))
+    p = run(dist, previous, version, releases, date)
+    if p.diff is None:
+        console.print(f"first release {p.version}: {p.n_cases} case(s) in {p.target}; check with casekit verify "
+                      f"{p.target}", markup=False)
+        return
+    d = p.diff
+    console.print(f"{d.level} release {p.version} in {p.target}: {len(d.added)} added, {len(d.changed)} changed, "
+                  f"{len(d.removed)} removed case(s), {len(d.metadata)} with new metadata"
+                  + (f"; {', '.join(d.tracks)}" if d.tracks else ""), markup=False)
 
 
 @app.command()

@@ -41,8 +41,11 @@ def _relocate(record: dict[str, Any], track: str) -> dict[str, Any]:
 
 def package(build_dir: Path, tracks: list[str], out: Path, *, name: str, version: str,
             license_id: str = "cc-by-4.0", url: str | None = None, date: str | None = None,
-            about: str = "") -> dict[str, Any]:
-    """Write the dataset directory ``out``; ``about`` (markdown) is the card's provenance section."""
+            about: str = "", previous: Path | None = None, allow_removal: frozenset[str] = frozenset(),
+            ) -> dict[str, Any]:
+    """Write the dataset directory ``out``; ``about`` (markdown) is the card's provenance section.
+    With the ``previous`` release, a case it holds (on any of its tracks packaged here) that is
+    not packaged is refused unless ``allow_removal`` names it."""
     if not tracks:
         raise UsageError("name at least one track")
     if out.exists() and any(out.iterdir()) and not (out / MANIFEST).exists():
@@ -51,7 +54,8 @@ def package(build_dir: Path, tracks: list[str], out: Path, *, name: str, version
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
     try:
-        manifest = _write(build_dir, tracks, primary, tmp, name, version, license_id, url, date, about)
+        manifest = _write(build_dir, tracks, primary, tmp, name, version, license_id, url, date, about,
+                          previous, allow_removal)
         if out.exists():
             shutil.rmtree(out)
         tmp.rename(out)
@@ -62,10 +66,14 @@ def package(build_dir: Path, tracks: list[str], out: Path, *, name: str, version
 
 
 def _write(build_dir: Path, tracks: list[str], primary: str, root: Path, name: str, version: str,
-           license_id: str, url: str | None, date: str | None, about: str) -> dict[str, Any]:
+           license_id: str, url: str | None, date: str | None, about: str, previous: Path | None,
+           allow_removal: frozenset[str]) -> dict[str, Any]:
     by_track = {t: sorted((_relocate(r, t) for r in _records(build_dir, t)), key=lambda r: r["id"]) for t in tracks}
     records = by_track[primary]
     ids = {r["id"] for r in records}
+    if previous is not None:
+        _refuse_removals(previous, {t: {r["id"] for r in rs if r["id"] in ids} for t, rs in by_track.items()},
+                         allow_removal)
     _jsonl(root / "cases.jsonl", records)
     for t in tracks[1:]:
         _jsonl(root / "tracks" / f"{t}.jsonl", [r for r in by_track[t] if r["id"] in ids])
@@ -86,26 +94,73 @@ def _write(build_dir: Path, tracks: list[str], primary: str, root: Path, name: s
         _copy(schema, root / "schemas" / schema.name)
     packaged = {t: [r for r in by_track[t] if r["id"] in ids] for t in tracks}
     atomic_write_text(root / "README.md", card(name, version, records, tracks, license_id, packaged, about))
-    families: dict[str, int] = {}
-    for r in records:
-        families[r["pde_classification"]["equation_family"]] = families.get(
-            r["pde_classification"]["equation_family"], 0) + 1
+    families = family_counts(records)
     jsonl = {p: sha256_file(root / p) for p in ("cases.jsonl", "agent.jsonl")}
+    counts = {t: family_counts(rs) for t, rs in packaged.items()}
     present = tuple(fid for fid, glob, _, _ in FILE_SETS if any(root.glob(glob)))
     write_json(root / "croissant.json", croissant(
         name, version, f"{name}: finite-element solver tasks for AI agents, built with casekit.", jsonl,
         {"families": families}, f"https://spdx.org/licenses/{license_id.upper()}.html", url, date, present))
-    return write_manifest(root, name, version, tracks)
+    return {**write_manifest(root, name, version, tracks), "counts": counts}
+
+
+def family_counts(records: list[dict[str, Any]]) -> dict[str, int]:
+    """Cases per equation family, by family name."""
+    out: dict[str, int] = {}
+    for r in records:
+        f = r["pde_classification"]["equation_family"]
+        out[f] = out.get(f, 0) + 1
+    return dict(sorted(out.items()))
+
+
+def _refuse_removals(previous: Path, packaged: dict[str, set[str]], allowed: frozenset[str]) -> None:
+    """Refuse to package fewer cases than the ``previous`` release holds, track by track (a track
+    left out leaves out all its cases), unless ``allowed`` names each case left out."""
+    from casekit.package.semver import released_ids
+
+    missing = sorted((cid, t) for t, ids in released_ids(previous).items()
+                     for cid in ids - packaged.get(t, set()) if cid not in allowed)
+    if missing:
+        names = [f"{cid} ({t})" for cid, t in missing[:10]]
+        names += [f"{len(missing) - 10} more"] if len(missing) > 10 else []
+        raise UsageError(f"{len(missing)} case(s) of the previous release {previous} would be left out: "
+                         + ", ".join(names),
+                         valid="rebuild them into the build directory (and --track each of their tracks), or "
+                         "name them: --allow-removal " + ",".join(sorted({cid for cid, _ in missing})))
 
 
 def write_manifest(root: Path, name: str, version: str, tracks: list[str]) -> dict[str, Any]:
+    """``manifest.json``: every file's sha256 and size, and for an array archive (``.npz``, whose
+    bytes carry the time it was written) the digest of its arrays, which releases compare."""
     files = []
     for path in sorted(p for p in root.rglob("*") if p.is_file() and p.name != MANIFEST):
-        files.append({"path": path.relative_to(root).as_posix(), "sha256": sha256_file(path),
-                      "bytes": path.stat().st_size})
+        entry: dict[str, Any] = {"path": path.relative_to(root).as_posix(), "sha256": sha256_file(path),
+                                 "bytes": path.stat().st_size}
+        if path.suffix == ".npz":
+            entry["arrays_sha256"] = arrays_digest(path)
+        files.append(entry)
     manifest = {"name": name, "version": version, "tracks": tracks, "files": files}
     write_json(root / MANIFEST, manifest)
     return manifest
+
+
+def arrays_digest(path: Path) -> str | None:
+    """The sha256 of an ``.npz`` file's arrays (names, dtypes, shapes, values); None if it is not one."""
+    import hashlib
+    import zipfile
+
+    import numpy as np
+
+    h = hashlib.sha256()
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            for k in sorted(z.files):
+                a = np.ascontiguousarray(z[k])
+                h.update(f"{k}\0{a.dtype.str}\0{a.shape}\0".encode())
+                h.update(a.tobytes())
+    except (OSError, ValueError, zipfile.BadZipFile):
+        return None
+    return h.hexdigest()
 
 
 def _jsonl(path: Path, rows: list[dict[str, Any]]) -> None:

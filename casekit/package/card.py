@@ -135,8 +135,10 @@ Evaluating agents and solvers with `casekit evaluate`. Not for training on the r
 This directory; verify integrity with `casekit verify`. License: {license_id}.
 
 ## Maintenance
-Releases follow semantic versioning (`casekit release`): new cases are minor, changed references, grids,
-thresholds or contracts are major; see CHANGELOG.md.
+Releases follow semantic versioning (`casekit release`), by what an agent or a score sees: a changed or
+removed case (its specification, reference, accuracy thresholds or gates) is major, new cases or tracks are
+minor, new calibration timings, machine or library patch versions are patch; a release is never edited
+afterwards. See CHANGELOG.md.
 """
 
 

@@ -1,132 +1,143 @@
-"""``casekit release``: the semantic-version bump from what changed since the previous release.
+"""``casekit release``: an immutable, append-only release directory from a packaged dataset.
 
-major: a case removed, or an existing case's agent-visible specification (grid, output contract,
-data), reference, or thresholds changed, or a data schema changed; minor: new cases or tracks and
-nothing existing changed; patch: documentation only (card, prompts' wording, metadata).
+A release is ``releases/<name>/<version>/``: the packaged dataset with its version stamped in, a
+CHANGELOG.md that keeps every earlier entry with its date, and a manifest of checksums.  It is
+written beside its target and renamed into place; a released directory is never written again,
+and a version is never reused or lowered.  The bump is :mod:`casekit.package.semver`'s.
 """
 
 from __future__ import annotations
 
+import datetime
 import json
-from dataclasses import dataclass, field
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from casekit.errors import UsageError
 from casekit.jsonio import atomic_write_text, write_json
-from casekit.package.build_dist import MANIFEST, write_manifest
-
-LEVELS = ("patch", "minor", "major")
-#: files whose changes are data changes (compared case by case); everything else is documentation
-DATA = ("cases.jsonl", "agent.jsonl", "references/", "calibration/", "schemas/", "tracks/")
-
-
-@dataclass
-class Diff:
-    added: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
-    changed: dict[str, list[str]] = field(default_factory=dict)  # id -> what changed
-    new_tracks: list[str] = field(default_factory=list)
-    schemas_changed: list[str] = field(default_factory=list)
-    docs_changed: list[str] = field(default_factory=list)
-
-    @property
-    def level(self) -> str:
-        if self.removed or self.changed or self.schemas_changed:
-            return "major"
-        if self.added or self.new_tracks:
-            return "minor"
-        return "patch"
-
-
-def _load(root: Path) -> tuple[dict[str, Any], dict[str, dict[str, Any]], dict[str, str]]:
-    if not (root / MANIFEST).is_file():
-        raise UsageError(f"{root} is not a casekit dataset (no manifest.json)")
-    manifest = json.loads((root / MANIFEST).read_text())
-    records = {json.loads(ln)["id"]: json.loads(ln) for ln in (root / "cases.jsonl").read_text().splitlines() if ln}
-    digests = {f["path"]: f["sha256"] for f in manifest["files"]}
-    return manifest, records, digests
-
-
-def diff(new: Path, old: Path) -> Diff:
-    new_m, new_r, new_d = _load(new)
-    old_m, old_r, old_d = _load(old)
-    d = Diff(added=sorted(set(new_r) - set(old_r)), removed=sorted(set(old_r) - set(new_r)),
-             new_tracks=sorted(set(new_m["tracks"]) - set(old_m["tracks"])))
-    for cid in sorted(set(new_r) & set(old_r)):
-        a, b = new_r[cid], old_r[cid]
-        what = []
-        if a["case_spec"]["eval_grid"] != b["case_spec"]["eval_grid"]:
-            what.append("grid")
-        if a["case_spec"]["output"] != b["case_spec"]["output"]:
-            what.append("output contract")
-        if {k: v for k, v in a["case_spec"].items() if k not in ("eval_grid", "output")} != \
-                {k: v for k, v in b["case_spec"].items() if k not in ("eval_grid", "output")}:
-            what.append("specification")
-        ref = f"references/{cid}.npz"
-        if new_d.get(ref) != old_d.get(ref):
-            what.append("reference")
-        if a["evaluation_metadata"]["thresholds"] != b["evaluation_metadata"]["thresholds"] or \
-                a["evaluation_config"] != b["evaluation_config"]:
-            what.append("thresholds")
-        if what:
-            d.changed[cid] = what
-    d.schemas_changed = sorted(p for p in set(new_d) | set(old_d) if p.startswith("schemas/")
-                               and new_d.get(p) != old_d.get(p))
-    d.docs_changed = sorted(p for p in set(new_d) | set(old_d) if new_d.get(p) != old_d.get(p)
-                            and not p.startswith(DATA))
-    return d
+from casekit.package.build_dist import MANIFEST, family_counts, write_manifest
+from casekit.package.semver import Diff, diff, load_dataset
 
 
 def bump(version: str, level: str) -> str:
-    major, minor, patch = (int(x) for x in version.split("."))
+    major, minor, patch = _tuple(version)
     bumped = {"major": f"{major + 1}.0.0", "minor": f"{major}.{minor + 1}.0", "patch": f"{major}.{minor}.{patch + 1}"}
     return bumped[level]
 
 
-def release(new: Path, old: Path, requested: str | None = None) -> tuple[str, Diff]:
-    d = diff(new, old)
-    previous = _load(old)[0]["version"]
-    computed = bump(previous, d.level)
-    version = computed
-    if requested is not None:
-        if _tuple(requested) < _tuple(computed):
-            raise UsageError(f"version {requested} contradicts the changes: they need a {d.level} bump from "
-                             f"{previous}", valid=f"{computed} or higher")
-        version = requested
-    manifest = json.loads((new / MANIFEST).read_text())
-    _set_version(new, manifest["version"], version)
-    entry = _changelog(version, previous, d)
-    old_log = (old / "CHANGELOG.md").read_text().split("\n", 2)[2] if (old / "CHANGELOG.md").is_file() else ""
-    atomic_write_text(new / "CHANGELOG.md", "# Changelog\n\n" + entry + old_log)
-    write_manifest(new, manifest["name"], version, manifest["tracks"])
-    return version, d
+@dataclass
+class Plan:
+    """A release before it is written: where it goes, its version, what changed, its entry."""
+
+    target: Path
+    version: str
+    previous: str | None
+    diff: Diff | None
+    entry: str
+    n_cases: int
 
 
-def first_release(new: Path, requested: str | None = None) -> tuple[str, int]:
-    """The first release of a dataset: ``requested`` (default: the packaged version) stamped in,
-    and a CHANGELOG that lists what it holds."""
-    manifest, records, _ = _load(new)
-    version = requested or manifest["version"]
-    _tuple(version)
-    _set_version(new, manifest["version"], version)
-    families: dict[str, int] = {}
-    for r in records.values():
-        f = r["pde_classification"]["equation_family"]
-        families[f] = families.get(f, 0) + 1
-    entry = [f"## {version} (first release)", "",
-             f"- {len(records)} case(s) on track(s) {', '.join(manifest['tracks'])}: "
-             + ", ".join(f"{f} {n}" for f, n in sorted(families.items()))]
-    atomic_write_text(new / "CHANGELOG.md", "# Changelog\n\n" + "\n".join(entry) + "\n")
-    write_manifest(new, manifest["name"], version, manifest["tracks"])
-    return version, len(records)
-
-
-def _tuple(v: str) -> tuple[int, ...]:
+def plan(dist: Path, previous: Path | None = None, requested: str | None = None,
+         releases: Path | None = None, date: str | None = None) -> Plan:
+    """What ``release`` would write: refuses a version that exists, is not above every release of
+    the dataset, contradicts the changes, or a release with nothing changed."""
+    manifest, records, _ = load_dataset(dist)
+    name = manifest["name"]
+    date = date or datetime.date.today().isoformat()
     try:
-        return tuple(int(x) for x in v.split("."))
+        datetime.date.fromisoformat(date)
     except ValueError:
-        raise UsageError(f"{v!r} is not a semantic version", valid="MAJOR.MINOR.PATCH") from None
+        raise UsageError(f"{date!r} is not a date", valid="YYYY-MM-DD") from None
+    root = releases if releases is not None else (previous.parent.parent if previous is not None else Path("releases"))
+    existing = versions(root / name)
+    if previous is None:
+        if existing:
+            raise UsageError(f"{name} already has releases ({', '.join(existing)}); a release follows the latest",
+                             valid=f"--previous {root / name / existing[-1]}")
+        version = requested or manifest["version"]
+        _tuple(version)
+        primary = records[manifest["tracks"][0]]
+        families = family_counts(list(primary.values()))
+        entry = (f"## {version} (first release, {date})\n\n- {len(primary)} case(s) on track(s) "
+                 f"{', '.join(manifest['tracks'])}: " + ", ".join(f"{f} {n}" for f, n in families.items()) + "\n\n")
+        return Plan(root / name / version, version, None, None, entry, len(primary))
+    old = load_dataset(previous)[0]
+    if old["name"] != name:
+        raise UsageError(f"{previous} is a release of {old['name']!r}, not of {name!r}",
+                         valid=f"a release under {root / name}")
+    if existing and _tuple(old["version"]) < _tuple(existing[-1]):
+        raise UsageError(f"{previous} ({old['version']}) is not the latest release of {name}: a release follows the "
+                         f"latest, {existing[-1]}", valid=f"--previous {root / name / existing[-1]}")
+    d = diff(dist, previous)
+    if not d.changes:
+        raise UsageError(f"nothing changed since {old['version']} ({previous}): no release")
+    computed = bump(old["version"], d.level)
+    version = requested or computed
+    if _tuple(version) < _tuple(computed):
+        raise UsageError(f"version {version} contradicts the changes: they need a {d.level} bump from "
+                         f"{old['version']}", valid=f"{computed} or higher")
+    if version in existing:
+        raise UsageError(f"release {version} of {name} exists ({root / name / version}); a release is never "
+                         "rewritten", valid=f"a version above {existing[-1]}")
+    if existing and _tuple(version) <= _tuple(existing[-1]):
+        raise UsageError(f"version {version} is not above the latest release {existing[-1]} of {name}",
+                         valid=f"--previous {root / name / existing[-1]}")
+    return Plan(root / name / version, version, old["version"], d, _entry(version, old["version"], d, date),
+                len(records[manifest["tracks"][0]]))
+
+
+def release(dist: Path, previous: Path | None = None, requested: str | None = None,
+            releases: Path | None = None, date: str | None = None) -> Plan:
+    """Write the release ``releases/<name>/<version>/`` from the packaged ``dist`` (left as it is):
+    a copy with the version stamped in, the changelog (this entry, then every earlier one) and a
+    new manifest, written aside and renamed into place."""
+    from casekit.package.verify import verify
+
+    p = plan(dist, previous, requested, releases, date)
+    manifest = json.loads((dist / MANIFEST).read_text())
+    earlier = ""
+    if previous is not None and (previous / "CHANGELOG.md").is_file():
+        earlier = (previous / "CHANGELOG.md").read_text(encoding="utf-8").removeprefix("# Changelog\n\n")
+    p.target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{p.version}-", dir=p.target.parent))
+    try:
+        shutil.copytree(dist, tmp, dirs_exist_ok=True)
+        _set_version(tmp, manifest["version"], p.version)
+        atomic_write_text(tmp / "CHANGELOG.md", "# Changelog\n\n" + p.entry + earlier)
+        write_manifest(tmp, manifest["name"], p.version, manifest["tracks"])
+        problems = verify(tmp)
+        if problems:
+            raise UsageError(f"{dist} does not verify ({problems[0].render()}); no release",
+                             valid=f"casekit verify {dist}")
+        if p.target.exists():  # another release of this version appeared meanwhile
+            raise UsageError(f"release {p.version} exists ({p.target}); a release is never rewritten")
+        os.rename(tmp, p.target)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return p
+
+
+def versions(releases: Path) -> list[str]:
+    """The versions released in ``releases/<name>``, lowest first."""
+    if not releases.is_dir():
+        return []
+    return sorted((p.name for p in releases.iterdir() if p.is_dir() and _is_version(p.name)), key=_tuple)
+
+
+def _is_version(v: str) -> bool:
+    parts = v.split(".")
+    return len(parts) == 3 and all(x.isdigit() for x in parts)
+
+
+def _tuple(v: str) -> tuple[int, int, int]:
+    if not _is_version(v):
+        raise UsageError(f"{v!r} is not a semantic version", valid="MAJOR.MINOR.PATCH")
+    major, minor, patch = (int(x) for x in v.split("."))
+    return major, minor, patch
 
 
 def _set_version(root: Path, old: str, new: str) -> None:
@@ -138,20 +149,28 @@ def _set_version(root: Path, old: str, new: str) -> None:
     atomic_write_text(root / "README.md", card.replace(f" {old}\n", f" {new}\n", 1))
 
 
-def _changelog(version: str, previous: str, d: Diff) -> str:
-    lines = [f"## {version} ({d.level} release after {previous})", ""]
+def _entry(version: str, previous: str, d: Diff, date: str) -> str:
+    """The changelog entry: data changes, then metadata, then documentation, each under its heading."""
+    data = []
     if d.added:
-        lines += [f"- added {len(d.added)} case(s): " + ", ".join(d.added)]
+        data.append(f"- added {len(d.added)} case(s): " + ", ".join(d.added))
     if d.removed:
-        lines += [f"- removed {len(d.removed)} case(s): " + ", ".join(d.removed)]
-    for cid, what in d.changed.items():
-        lines += [f"- changed {cid}: {', '.join(what)}"]
-    if d.new_tracks:
-        lines += ["- new tracks: " + ", ".join(d.new_tracks)]
-    if d.schemas_changed:
-        lines += ["- changed schemas: " + ", ".join(d.schemas_changed)]
-    if d.docs_changed and not (d.added or d.removed or d.changed):
-        lines += ["- documentation: " + ", ".join(d.docs_changed[:20])]
-    if len(lines) == 2:
-        lines.append("- no changes")
-    return "\n".join(lines) + "\n\n"
+        data.append(f"- removed {len(d.removed)} case(s): " + ", ".join(d.removed))
+    data += [f"- {t}" for t in d.tracks]
+    data += [f"- changed {cid}: {', '.join(what)}" for cid, what in d.changed.items()]
+    shared = [c for c in d.files if c.level == "major"]
+    if shared:
+        data.append(f"- changed {len(shared)} file(s) of no single case: " + _names([c.file for c in shared]))
+    meta = [f"- {cid}: {', '.join(what)}" for cid, what in d.metadata.items()]
+    docs = [c.file for c in d.files if c.level != "major"]
+    lines = [f"## {version} ({d.level} release after {previous}, {date})", ""]
+    for heading, items in (("### Data", data), ("### Metadata (calibration timings, machine, library patch "
+                                                  "versions; patch level)", meta),
+                           ("### Documentation", [f"- changed: {_names(docs)}"] if docs else [])):
+        if items:
+            lines += [heading, "", *items, ""]
+    return "\n".join(lines) + "\n"
+
+
+def _names(paths: list[str], most: int = 20) -> str:
+    return ", ".join(paths[:most]) + (f" and {len(paths) - most} more" if len(paths) > most else "")

@@ -12,7 +12,8 @@ from typer.testing import CliRunner
 from casekit.cli import app
 from casekit.model.record import CaseRecord
 from casekit.package.build_dist import package, write_manifest
-from casekit.package.release import diff, release
+from casekit.package.release import release
+from casekit.package.semver import diff
 from casekit.package.verify import verify
 
 pytestmark = pytest.mark.dolfinx
@@ -104,7 +105,7 @@ def test_release_rules(dist: Path, tmp_path: Path) -> None:
     (docs / "README.md").write_text((docs / "README.md").read_text() + "\nMore words.\n")
     write_manifest(docs, "test-set", "1.2.3", ["dolfinx"])
     d = diff(docs, dist)
-    assert d.level == "patch" and d.docs_changed == ["README.md"]
+    assert d.level == "patch" and [c.file for c in d.files] == ["README.md"] and d.changed == {}
     fewer = _copy(dist, tmp_path, "fewer")
     keep = json.loads((dist / "cases.jsonl").read_text().splitlines()[0])["id"]
     _edit_records(fewer, lambda r: r if r["id"] == keep else None)
@@ -119,7 +120,7 @@ def test_release_rules(dist: Path, tmp_path: Path) -> None:
 
     _edit_records(tighter, halve)
     d = diff(tighter, dist)
-    assert d.level == "major" and all("thresholds" in w for w in d.changed.values())
+    assert d.level == "major" and all("accuracy threshold" in w for w in d.changed.values())
     finer = _copy(dist, tmp_path, "finer")
 
     def regrid(r):  # type: ignore[no-untyped-def]
@@ -128,11 +129,18 @@ def test_release_rules(dist: Path, tmp_path: Path) -> None:
 
     _edit_records(finer, regrid)
     assert diff(finer, dist).level == "major"
+    import numpy as np
+
     newref = _copy(dist, tmp_path, "newref")
     ref = next((newref / "references").glob("*.npz"))
-    ref.write_bytes(ref.read_bytes() + b"\0")
+    with np.load(ref) as z:
+        arrays = {k: z[k] for k in z.files}
+    ref.write_bytes(ref.read_bytes() + b"\0")  # other bytes, the same arrays: not a change
     write_manifest(newref, "test-set", "1.2.3", ["dolfinx"])
-    assert "reference" in next(iter(diff(newref, dist).changed.values()))
+    assert diff(newref, dist).changes == []
+    np.savez(ref, **{k: v * (1 + 1e-3) if k not in ("x", "y") else v for k, v in arrays.items()})
+    write_manifest(newref, "test-set", "1.2.3", ["dolfinx"])
+    assert diff(newref, dist).changed == {ref.stem: ["reference"]} and diff(newref, dist).level == "major"
 
 
 def test_release_writes_the_changelog_and_refuses_contradictions(dist: Path, tmp_path: Path) -> None:
@@ -140,14 +148,18 @@ def test_release_writes_the_changelog_and_refuses_contradictions(dist: Path, tmp
     keep = json.loads((dist / "cases.jsonl").read_text().splitlines()[0])["id"]
     _edit_records(old, lambda r: r if r["id"] == keep else None)
     new = _copy(dist, tmp_path, "new")
-    result = runner.invoke(app, ["release", str(new), "--previous", str(old), "--version", "1.2.4"])
+    releases = tmp_path / "releases"
+    result = runner.invoke(app, ["release", str(new), "--previous", str(old), "--version", "1.2.4",
+                                 "--releases", str(releases)])
     assert result.exit_code == 2 and "contradicts" in result.output  # a new case needs a minor bump
-    version, d = release(new, old)
-    assert version == "1.3.0" and d.level == "minor"
-    log = (new / "CHANGELOG.md").read_text()
-    assert "## 1.3.0 (minor release after 1.2.3)" in log and "added 1 case(s)" in log
-    assert json.loads((new / "croissant.json").read_text())["version"] == "1.3.0"
-    assert verify(new) == []
+    p = release(new, old, releases=releases, date="2026-05-01")
+    assert p.version == "1.3.0" and p.diff is not None and p.diff.level == "minor"
+    assert p.target == releases / "test-set" / "1.3.0"
+    log = (p.target / "CHANGELOG.md").read_text()
+    assert "## 1.3.0 (minor release after 1.2.3, 2026-05-01)" in log and "added 1 case(s)" in log
+    assert json.loads((p.target / "croissant.json").read_text())["version"] == "1.3.0"
+    assert json.loads((new / "croissant.json").read_text())["version"] == "1.2.3"  # the package is left as it is
+    assert verify(p.target) == []
 
 
 def test_the_card_has_the_calibration_table_and_the_provenance(built: Path, tmp_path: Path) -> None:
