@@ -82,7 +82,7 @@ class PrepareError(Exception):
         self.message = message
 
 
-def run_once(track: Track, prepared: dict[str, bytes], case_spec: dict[str, Any], dest: Path, *, limits: Limits,
+def run_once(track: Track, prepared: dict[str, bytes | Path], case_spec: dict[str, Any], dest: Path, *, limits: Limits,
              hide: tuple[Path, ...], runner: str, check: Check | None = None) -> tuple[RunResult, Failure | None]:
     """One fresh isolated run of a prepared submission; its outputs (adapted to the canonical
     artifacts) and logs land in ``dest``.  A sandbox that cannot be set up raises: that is the
@@ -94,7 +94,7 @@ def run_once(track: Track, prepared: dict[str, bytes], case_spec: dict[str, Any]
 @dataclass
 class Planned:
     """One run of a series: a prepared submission on a case_spec, its outputs to ``dest``."""
-    prepared: dict[str, bytes]
+    prepared: dict[str, bytes | Path]
     case_spec: dict[str, Any]
     dest: Path
     check: Check | None = None
@@ -162,6 +162,8 @@ def _checked(track: Track, result: RunResult, case_spec: dict[str, Any], dest: P
         failure = ("timeout", f"no result within {limits.timeout_sec:g} s")
     elif result.exit_code != 0:
         failure = ("crash", crash_message(result))
+    elif result.output_error:
+        failure = ("invalid_artifact", result.output_error)
     else:
         try:
             track.adapt_output(dest, case_spec)

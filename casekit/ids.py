@@ -9,6 +9,7 @@ Authoring takes a secret salt (``--salt-file`` or ``CASEKIT_SALT_FILE``): it key
 public id and the generator's random stream, so a private split can be regenerated neither
 from casekit's public code and a descriptive id nor from a public id.  Without a salt, cases are
 public by construction (the committed sample: its sources, solutions included, are in git).
+The salt files casekit knows of (:func:`secret_files`) are masked in every sandboxed run.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from casekit.errors import UsageError
 PUBLIC_ID = re.compile(r"case-[0-9a-f]{16}")
 SALT_ENV = "CASEKIT_SALT_FILE"
 MIN_SALT_BYTES = 16
+#: the salt files this process has read
+_READ: set[Path] = set()
 
 
 def public_id(descriptive: str, salt: bytes | None = None) -> str:
@@ -43,10 +46,19 @@ def read_salt(path: Path | None = None) -> bytes | None:
         raise UsageError(f"cannot read the salt file {path}: {exc.strerror}",
                          valid="a file of at least 16 random bytes, e.g. `head -c 32 /dev/urandom | base64 > salt`") \
             from None
+    _READ.add(Path(os.path.realpath(path)))
     if len(data) < MIN_SALT_BYTES:
         raise UsageError(f"the salt file {path} holds {len(data)} bytes; a secret salt needs at least "
                          f"{MIN_SALT_BYTES}", valid="`head -c 32 /dev/urandom | base64 > salt`")
     return data
+
+
+def secret_files() -> set[Path]:
+    """The secrets casekit knows of: the salt file named by ``$CASEKIT_SALT_FILE`` and every salt
+    file read in this process (resolved).  No sandboxed run may see them (the local runner masks
+    them wherever a run would, ``casekit.runner.kinds.local.masks``)."""
+    named = os.environ.get(SALT_ENV)
+    return {*_READ, *([Path(os.path.realpath(named))] if named else [])}
 
 
 def salted_seed(salt: bytes | None, *parts: object) -> int:

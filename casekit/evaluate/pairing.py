@@ -9,11 +9,17 @@ attempt's runs by the calibration run of its round and takes the largest ratio, 
 its load and the evaluation's conditions cancel out (``t_r / c_r <= alpha_time`` in every round
 r); the calibration's cost is shared by all attempts of the batch.  Each worker of a distributed
 evaluation pairs on itself.
+
+What a batch keeps on disk is bounded: every attempt is prepared (compiled) before the rounds
+start and its program stays on disk -- never in memory -- until its verdict; together they may
+take at most :data:`BATCH_DISK_BYTES` (an attempt whose program would go over fails with the
+reason); a run's directory goes as soon as its artifacts are kept.
 """
 
 from __future__ import annotations
 
 import math
+import shutil
 import statistics
 import tempfile
 from contextlib import closing
@@ -31,6 +37,9 @@ from casekit.runner.base import RunResult
 from casekit.runner.limits import Limits
 from casekit.scoring.artifacts import load_reference
 from casekit.tracks.base import Track
+
+#: the disk every prepared attempt of one case batch may take together (compiled programs)
+BATCH_DISK_BYTES = 2 << 30
 
 
 @dataclass
@@ -61,9 +70,10 @@ def evaluate_case(batch: CaseBatch, track: Track, *, repeats: int, limits: Limit
     spec = record["case_spec"]
     mask = grid_mask(spec)
     reference = load_reference(batch.reference, spec)
-    states: list[tuple[Attempt, Execution, RunScorer, dict[str, bytes] | None]] = []
+    states: list[tuple[Attempt, Execution, RunScorer, dict[str, bytes | Path] | None]] = []
     with tempfile.TemporaryDirectory(prefix="casekit-eval-") as tmp:
         work = Path(tmp)
+        on_disk = 0  # bytes of the prepared programs kept for the rounds
         for i, a in enumerate(batch.attempts):
             ex, scorer = Execution(), RunScorer(spec, reference, mask, exact=exact_targets(record))
             prepared = None
@@ -72,8 +82,15 @@ def evaluate_case(batch: CaseBatch, track: Track, *, repeats: int, limits: Limit
             else:
                 try:
                     prepared = track.prepare(a.files, work / f"prep{i}", runner=runner, hide=hide)
+                    size = _disk_bytes(prepared)
+                    if on_disk + size > BATCH_DISK_BYTES:
+                        shutil.rmtree(work / f"prep{i}", ignore_errors=True)
+                        raise PrepareError("compile_error", f"the compiled program takes {size >> 20} MiB and the "
+                                           f"earlier attempts of this case {on_disk >> 20} MiB: over the "
+                                           f"{BATCH_DISK_BYTES >> 20} MiB of disk one case's attempts may take")
+                    on_disk += size
                 except PrepareError as exc:
-                    ex.failure = (exc.category, exc.message)
+                    prepared, ex.failure = None, (exc.category, exc.message)
             states.append((a, ex, scorer, prepared))
         cal_times: list[float] = []
         cal_prepared = None
@@ -106,6 +123,7 @@ def evaluate_case(batch: CaseBatch, track: Track, *, repeats: int, limits: Limit
                     a, ex = states[i][0], states[i][1]
                     ex.runs.append(result)
                     keep(planned.dest, a.artifacts)
+                    shutil.rmtree(planned.dest, ignore_errors=True)
                     if failure:
                         ex.failure, ex.failed_run = failure, run_label(r, repeats)
         out = []
@@ -114,15 +132,17 @@ def evaluate_case(batch: CaseBatch, track: Track, *, repeats: int, limits: Limit
             ex.artifacts = a.artifacts if a.artifacts.exists() else None
             conv = None
             if convergence and prepared is not None and ex.ok:
-                def run(spec_n: dict[str, Any], dest: Path, prepared: dict[str, bytes] = prepared) -> tuple[
-                        float | None, str]:
+                def run(spec_n: dict[str, Any], dest: Path,
+                        prepared: dict[str, bytes | Path] = prepared) -> tuple[float | None, str]:
                     check = RunScorer(spec, reference, mask)  # the same grid and reference
                     _, failure = run_once(track, prepared, spec_n, dest, limits=limits, hide=hide, runner=runner,
                                           check=check)
+                    shutil.rmtree(dest, ignore_errors=True)
                     if failure is not None:
                         return None, failure[1]
                     return (check.errors[-1], "") if check.errors else (None, "no error was scored")
                 conv = self_convergence(convergence, run, spec, work / f"a{i}-convergence")
+            shutil.rmtree(work / f"prep{i}", ignore_errors=True)  # its program is not run again
             out.append(verdict(record, ex, scorer if prepared is not None else None, tm, track=track.name,
                                system=a.system, attempt=a.attempt, submission_sha256=a.sha256, convergence=conv))
     return out
@@ -134,6 +154,7 @@ def _calibration_time(planned: Planned, result: RunResult, failure: Failure | No
     time, or the evaluation of this case stops (the machine cannot evaluate it; no submission is
     blamed)."""
     keep(planned.dest, keep_dir)
+    shutil.rmtree(planned.dest, ignore_errors=True)
     scorer = planned.check
     assert isinstance(scorer, RunScorer)
     tau_acc = float(record["evaluation_metadata"]["thresholds"]["tau_acc"])
@@ -147,6 +168,11 @@ def _calibration_time(planned: Planned, result: RunResult, failure: Failure | No
         raise CasekitError(f"the calibration solver of {record['id']} fails on this machine ({label}): "
                            f"{why} [log: {keep_dir / 'stderr.txt'}]", case_id=record["id"])
     return float(seconds)
+
+
+def _disk_bytes(prepared: dict[str, bytes | Path]) -> int:
+    """The disk a prepared attempt keeps: its files that are paths (bytes are small sources)."""
+    return sum(f.stat().st_size for f in prepared.values() if isinstance(f, Path))
 
 
 def _timing(mode: str, cal_times: list[float], record: dict[str, Any], t_file: float | None) -> Timing:

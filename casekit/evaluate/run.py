@@ -241,6 +241,26 @@ def score_batch(item: tuple[CaseBatch, _Context]) -> list[dict[str, Any]]:
     return verdicts
 
 
+def check_memory(opts: EvalOptions) -> None:
+    """Refuse an evaluation whose workers on this machine could together need more memory than
+    it has: each needs a run's limit (``memory_mb``), or the track's compile limit when that is
+    larger.  Workers on a Dask scheduler elsewhere are not checked here."""
+    from casekit.build.machine import available_memory_mb
+
+    ex = opts.executor or ExecutorOptions(jobs=opts.jobs)
+    if ex.scheduler:
+        return
+    track = TRACKS.get(opts.track)
+    per_worker = max(opts.memory_mb, track.prepare_memory_mb)
+    have = available_memory_mb()
+    if have is not None and ex.jobs * per_worker > have:
+        why = f"--memory-mb {opts.memory_mb}" if per_worker == opts.memory_mb else \
+            f"the {track.name} track's compile limit of {per_worker} MiB"
+        raise UsageError(f"--jobs {ex.jobs} workers x {per_worker} MiB ({why}) = {ex.jobs * per_worker} MiB is more "
+                         f"than the {have} MiB of memory available here",
+                         valid=f"at most {max(1, have // per_worker)} job(s), or a smaller --memory-mb")
+
+
 def evaluate(opts: EvalOptions, progress: Callable[[dict[str, Any]], None] = lambda v: None,
              warn: Callable[[str], None] = lambda message: None) -> list[dict[str, Any]]:
     """Evaluate, appending to ``OUT/verdicts.jsonl`` as each case's verdicts arrive; returns every
@@ -251,7 +271,7 @@ def evaluate(opts: EvalOptions, progress: Callable[[dict[str, Any]], None] = lam
         raise UsageError("--repeats must be at least 1")
     if not opts.store.records:
         raise UsageError(f"{opts.store.root} holds no built cases for the {opts.track} track")
-    TRACKS.get(opts.track)
+    check_memory(opts)
     journal = Journal(opts.out / "verdicts.jsonl")
     ignored: list[str] = []
     batches, _ = plan(opts, journal, ignored)

@@ -1,7 +1,14 @@
-"""The report's figures (PNG): pass rate by family, failure stages, threshold sensitivity."""
+"""The report's figures (PNG): pass rate by family, failure stages, threshold sensitivity.
+
+Every figure is drawn by a function decorated with :func:`figure`: its labels (system names,
+families, categories) are data, shown as written, never parsed as mathtext (``a$x^2$b`` is a
+name, not a formula).
+"""
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +23,15 @@ from casekit.report import aggregate as agg
 STAGE_COLOURS = {"F-Exec": "#d62728", "F-Acc": "#ff7f0e", "F-Time": "#bcbd22", "Pass": "#2ca02c"}
 
 
+def figure(draw: Callable[..., Path]) -> Callable[..., Path]:
+    """A figure function, made and saved with plain text: no label is parsed as mathtext or TeX."""
+    @functools.wraps(draw)
+    def plain(*args: Any, **kwargs: Any) -> Path:
+        with matplotlib.rc_context({"text.parse_math": False, "text.usetex": False}):
+            return draw(*args, **kwargs)
+    return plain
+
+
 def _save(fig: plt.Figure, path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, bbox_inches="tight", dpi=110)
@@ -23,6 +39,7 @@ def _save(fig: plt.Figure, path: Path) -> Path:
     return path
 
 
+@figure
 def pass_by_family(by_system: dict[str, list[dict[str, Any]]], path: Path) -> Path:
     families = sorted({v["family"] for vs in by_system.values() for v in vs})
     fig, ax = plt.subplots(figsize=(max(6, 0.8 * len(families) + 2), 4))
@@ -40,6 +57,7 @@ def pass_by_family(by_system: dict[str, list[dict[str, Any]]], path: Path) -> Pa
     return _save(fig, path)
 
 
+@figure
 def failure_stages(by_system: dict[str, list[dict[str, Any]]], path: Path) -> Path:
     fig, ax = plt.subplots(figsize=(max(5, 1.2 * len(by_system) + 2), 4))
     bottom = np.zeros(len(by_system))
@@ -55,6 +73,7 @@ def failure_stages(by_system: dict[str, list[dict[str, Any]]], path: Path) -> Pa
     return _save(fig, path)
 
 
+@figure
 def sensitivity(by_system: dict[str, list[dict[str, Any]]], which: str, path: Path) -> Path:
     fig, ax = plt.subplots(figsize=(5.5, 4))
     for system, vs in by_system.items():

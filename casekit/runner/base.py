@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -13,6 +14,9 @@ from casekit.runner.limits import Limits
 
 #: kept of stdout/stderr per run (the tail)
 TAIL_BYTES = 64 * 1024
+#: the most names a run's working directory may hold when it ends (its outputs are collected
+#: from a listing of at most this many; more is the run's failure)
+MAX_WORK_ENTRIES = 10_000
 
 
 class Tail:
@@ -37,7 +41,9 @@ class Tail:
 
 @dataclass
 class RunSpec:
-    """One isolated run: ``command`` runs in a fresh working directory holding ``inputs``.
+    """One isolated run: ``command`` runs in a fresh working directory holding ``inputs`` (file
+    name -> content, or the host file to copy: a compiled program stays on disk, never held in
+    the evaluator's memory).
 
     ``env`` is the complete environment of the command (nothing else is inherited).  Every run
     starts from a fresh state: a new working directory, home and scratch, nothing kept from an
@@ -48,7 +54,7 @@ class RunSpec:
     """
 
     command: list[str]
-    inputs: dict[str, bytes]
+    inputs: dict[str, bytes | Path]
     env: dict[str, str]
     limits: Limits = field(default_factory=Limits)
     timing: str = "harness"
@@ -63,6 +69,14 @@ class RunSpec:
     image: str = ""
     #: the largest output file collected (default: the file-size limit)
     max_output_bytes: int | None = None
+
+
+def write_input(target: Path, data: bytes | Path) -> None:
+    """One input of a run at ``target``: the bytes, or a copy of the host file (streamed)."""
+    if isinstance(data, Path):
+        shutil.copyfile(data, target, follow_symlinks=False)
+    else:
+        target.write_bytes(data)
 
 
 @dataclass
@@ -82,6 +96,8 @@ class RunResult:
     out_of_memory: bool = False
     #: the sandbox could not be set up (the evaluator's problem, not the submission's)
     setup_error: str = ""
+    #: the run's outputs could not be collected (the submission's fault: too many files left)
+    output_error: str = ""
 
     @property
     def ok(self) -> bool:

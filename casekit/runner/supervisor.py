@@ -134,10 +134,26 @@ def _place_inputs(cfg: dict[str, Any]) -> None:
             os.chown(p, cfg["uid"], cfg["gid"])
 
 
+def _options_fd(options: list[str]) -> int:
+    """A descriptor holding bubblewrap's options, NUL-separated (read with ``--args``)."""
+    fd = os.memfd_create("bwrap-options", 0)
+    view = memoryview(b"".join(o.encode() + b"\0" for o in options))
+    while view:
+        view = view[os.write(fd, view):]
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
 def _start(cfg: dict[str, Any]) -> subprocess.Popen[bytes]:
     cg, limits = cfg["cgroup"], cfg["rlimits"]
     seccomp_fd = os.open(cfg["seccomp"], os.O_RDONLY)  # bubblewrap reads the BPF program from it
-    argv = [str(seccomp_fd) if a == "@SECCOMP_FD@" else a for a in cfg["bwrap"]]
+    binary, *rest = cfg["bwrap"]
+    end = rest.index("--")
+    # the sandbox's init is a fork of bubblewrap and its command line (/proc/1/cmdline) is readable
+    # in the run: the options (host paths of binds and masks) are read from a descriptor instead,
+    # and the program is named without its host path -- left are the in-sandbox command
+    options_fd = _options_fd([str(seccomp_fd) if a == "@SECCOMP_FD@" else a for a in rest[:end]])
+    argv = ["bwrap", "--args", str(options_fd), *rest[end:]]
 
     def enter() -> None:  # in the child, before bubblewrap starts: join the cgroup, set limits
         for procs in cg["join"]:
@@ -150,10 +166,11 @@ def _start(cfg: dict[str, Any]) -> subprocess.Popen[bytes]:
             resource.setrlimit(res, (value, value))
 
     try:
-        return subprocess.Popen(argv, stdin=subprocess.DEVNULL, pass_fds=(*cfg["pass_fds"], seccomp_fd),
-                                preexec_fn=enter, close_fds=True)
+        return subprocess.Popen(argv, executable=binary, stdin=subprocess.DEVNULL,
+                                pass_fds=(*cfg["pass_fds"], seccomp_fd, options_fd), preexec_fn=enter, close_fds=True)
     finally:
         os.close(seccomp_fd)
+        os.close(options_fd)
 
 
 def _frame(fd: int, header: dict[str, Any], content: bytes = b"") -> None:
@@ -165,14 +182,33 @@ def _frame(fd: int, header: dict[str, Any], content: bytes = b"") -> None:
         view = view[n:]
 
 
+class TooManyEntries(Exception):
+    """The run left more names in its working directory than are listed: nothing is collected."""
+
+
+def _names(dfd: int, max_entries: int) -> list[str]:
+    """The names in the directory ``dfd``, sorted: streamed, never more than ``max_entries`` of
+    them held (a million names would cost this process hundreds of megabytes, outside the run's
+    memory limit); a directory of more raises :class:`TooManyEntries`."""
+    names: list[str] = []
+    with os.scandir(dfd) as entries:
+        for entry in entries:
+            if len(names) == max_entries:
+                raise TooManyEntries(f"the run left more than {max_entries} names in its working directory, so "
+                                     "its outputs were not collected (keep scratch files in $TMPDIR)")
+            names.append(entry.name)
+    return sorted(names)
+
+
 def read_outputs(dfd: int, exclude: set[str], max_files: int, max_file_bytes: int, max_total_bytes: int,
-                 skipped: list[str]) -> Iterator[tuple[str, bytes]]:
+                 skipped: list[str], *, max_entries: int) -> Iterator[tuple[str, bytes]]:
     """The regular files at the top of ``work``, one (name, content) at a time; what is left out
     is named in ``skipped``.  No link is followed, nothing blocks (FIFOs and devices are
-    skipped), names and sizes are bounded: a directory written by hostile code is read safely
-    once no process of it is alive.  ``dfd`` is the directory, opened by the caller."""
+    skipped), names and sizes are bounded, and so is the listing (``max_entries`` names, else
+    :class:`TooManyEntries` before anything is read): a directory written by hostile code is
+    read safely once no process of it is alive.  ``dfd`` is the directory, opened by the caller."""
     count = total = 0
-    for name in sorted(os.listdir(dfd)):
+    for name in _names(dfd, max_entries):
         if name in exclude:
             continue
         if not OUTPUT_NAME.fullmatch(name):
@@ -213,9 +249,12 @@ def _collect(cfg: dict[str, Any], result_fd: int) -> None:
         os.setuid(cfg["uid"])
     col = cfg["collect"]
     skipped: list[str] = []
-    for name, data in read_outputs(dfd, set(cfg["input_names"]), col["max_files"], col["max_file_bytes"],
-                                   col["max_total_bytes"], skipped):
-        _frame(result_fd, {"file": name, "size": len(data)}, data)
+    try:
+        for name, data in read_outputs(dfd, set(cfg["input_names"]), col["max_files"], col["max_file_bytes"],
+                                       col["max_total_bytes"], skipped, max_entries=col["max_entries"]):
+            _frame(result_fd, {"file": name, "size": len(data)}, data)
+    except TooManyEntries as exc:
+        _frame(result_fd, {"output_error": str(exc)})
     if skipped:
         _frame(result_fd, {"skipped": skipped[:20]})
 

@@ -65,11 +65,7 @@ def load_solution(out_dir: Path, case_spec: dict[str, Any], mask: np.ndarray) ->
         raise ArtifactError("invalid_artifact", f"solution.npz cannot be read as an .npz archive: "
                             f"{type(exc).__name__}: {str(exc)[:200]}") from None
     for axis, values in axes.items():
-        a = arrays[axis]
-        tol = 1e-9 * (1 + np.abs(values).max())
-        if not np.allclose(a.astype(float), values, rtol=0, atol=tol):
-            raise ArtifactError("invalid_artifact", f"axis {axis!r} does not match the evaluation grid "
-                                f"(expected {len(values)} points from {values[0]:g} to {values[-1]:g})")
+        _check_axis(axis, arrays[axis], values)
     out = {}
     for name in output_names(case_spec):
         a = arrays[name]
@@ -80,6 +76,24 @@ def load_solution(out_dir: Path, case_spec: dict[str, Any], mask: np.ndarray) ->
                                 f"in-domain grid points")
         out[name] = a.astype(float)
     return out
+
+
+#: how far a float64 axis may be from the grid's, relative to the grid's extent
+AXIS_TOLERANCE = 1e-9
+
+
+def _check_axis(axis: str, a: np.ndarray, values: np.ndarray) -> None:
+    """An axis matches the grid's to the precision of its dtype: a float32 axis holds the grid's
+    points rounded to float32.  A dtype too coarse to tell neighbouring grid points apart is
+    refused (float16 on a fine grid)."""
+    scale = 1 + float(np.abs(values).max())
+    rounding = float(np.finfo(a.dtype).eps) * scale  # twice what rounding to the axis's dtype moves a point
+    if len(values) > 1 and rounding >= float(np.diff(values).min()) / 2:
+        raise ArtifactError("invalid_artifact", f"axis {axis!r} has dtype {a.dtype}, too coarse for the "
+                            f"evaluation grid's spacing (float32 or float64 axes are accepted)")
+    if not np.allclose(a.astype(float), values, rtol=0, atol=max(AXIS_TOLERANCE * scale, rounding)):
+        raise ArtifactError("invalid_artifact", f"axis {axis!r} does not match the evaluation grid "
+                            f"(expected {len(values)} points from {values[0]:g} to {values[-1]:g})")
 
 
 def max_solution_bytes(case_spec: dict[str, Any]) -> int:

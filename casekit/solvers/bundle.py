@@ -32,14 +32,19 @@ _LOADER = '''import sys as _sys
 
 
 def _casekit_runtime():
-    """Put the casekit runtime carried by this file on sys.path (once per process)."""
+    """Put the casekit runtime carried by this file on sys.path (once per process); its
+    temporary directory is removed when the process exits."""
+    import atexit
     import base64
     import os
+    import shutil
     import tempfile
 
     if getattr(_sys, "_casekit_runtime", None):
         return
-    path = os.path.join(tempfile.mkdtemp(prefix="casekit-runtime-"), "casekit_runtime.zip")
+    folder = tempfile.mkdtemp(prefix="casekit-runtime-")
+    atexit.register(shutil.rmtree, folder, True)
+    path = os.path.join(folder, "casekit_runtime.zip")
     with open(path, "wb") as fh:
         fh.write(base64.b64decode(_RUNTIME))
     _sys.path.insert(0, path)

@@ -91,6 +91,9 @@ class Track(ABC):
     #: the target kinds (casekit.targets) its calibration solvers compute; a case with targets lists
     #: only tracks that compute all of its kinds
     target_kinds: tuple[str, ...] = ()
+    #: the memory preparing a submission may use (a compile's limit; 0: nothing is prepared), part
+    #: of what one evaluation worker needs beside its runs' limit
+    prepare_memory_mb: int = 0
     #: the rows of the shared convergence matrix (tests/tracks/matrix.py) its tests run, as
     #: "family-domain" (empty: every row it supports)
     convergence_rows: tuple[str, ...] = ()
@@ -147,15 +150,17 @@ class Track(ABC):
         return self.calibration_files(settings, case_spec)
 
     @abstractmethod
-    def run_spec(self, files: dict[str, bytes], case_spec: dict[str, Any], limits: Limits,
+    def run_spec(self, files: dict[str, bytes | Path], case_spec: dict[str, Any], limits: Limits,
                  hide: tuple[Path, ...]) -> RunSpec:
         """How one run of a (prepared) submission executes (always from a fresh state)."""
 
     def prepare(self, files: dict[str, bytes], work: Path, *, runner: str = "local",
-                hide: tuple[Path, ...] = ()) -> dict[str, bytes]:
+                hide: tuple[Path, ...] = ()) -> dict[str, bytes | Path]:
         """Turn submitted files into runnable ones (compile a C++ program, isolated by ``runner``
-        with ``hide`` hidden); Python: as is.  Raises ``PrepareError``."""
-        return files
+        with ``hide`` hidden); Python: as is.  A large prepared file (a compiled program) is a
+        path under ``work``, never bytes: the evaluator holds every attempt of a case prepared
+        until its rounds end.  Nothing rejected is left in ``work``.  Raises ``PrepareError``."""
+        return dict(files)
 
     def adapt_output(self, out_dir: Path, case_spec: dict[str, Any]) -> None:
         """Convert native outputs in ``out_dir`` to the canonical artifacts (Python: nothing).
@@ -248,13 +253,15 @@ class PythonTrack(Track):
 
     def _run_python(self, code: str, work: Path, timeout: float = 1800, path: str = "") -> str:
         """``code`` in the track's interpreter in ``work`` (outside any sandbox: casekit's own
-        trusted code); its stdout, or a CasekitError with the end of its stderr."""
-        env = {"PATH": f"{self.python().parent}:/usr/bin:/bin", "HOME": str(work), **THREAD_ENV, **self.extra_env,
-               **self.trusted_cache_env()}
-        if path:
-            env["PYTHONPATH"] = path
-        r = subprocess.run([str(self.python()), "-c", code], cwd=work, capture_output=True, text=True,
-                           timeout=timeout, env=env)
+        trusted code), with a temporary directory of its own that is removed afterwards, however
+        the process ended; its stdout, or a CasekitError with the end of its stderr."""
+        with tempfile.TemporaryDirectory(prefix="casekit-trusted-") as tmp:
+            env = {"PATH": f"{self.python().parent}:/usr/bin:/bin", "HOME": str(work), "TMPDIR": tmp, **THREAD_ENV,
+                   **self.extra_env, **self.trusted_cache_env()}
+            if path:
+                env["PYTHONPATH"] = path
+            r = subprocess.run([str(self.python()), "-c", code], cwd=work, capture_output=True, text=True,
+                               timeout=timeout, env=env)
         if r.returncode != 0:
             raise CasekitError(f"the {self.name} solver failed: {r.stderr.strip()[-3000:]}")
         return r.stdout
@@ -285,7 +292,7 @@ class PythonTrack(Track):
         base = Path(os.path.realpath(py)).parent.parent
         return (venv, base)
 
-    def run_spec(self, files: dict[str, bytes], case_spec: dict[str, Any], limits: Limits,
+    def run_spec(self, files: dict[str, bytes | Path], case_spec: dict[str, Any], limits: Limits,
                  hide: tuple[Path, ...]) -> RunSpec:
         if "solver.py" not in files:
             raise CasekitError(f"a {self.name} submission needs solver.py", valid="solver.py with solve(case_spec)")

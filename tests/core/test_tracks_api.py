@@ -97,3 +97,34 @@ def test_a_change_of_a_track_s_solver_code_changes_its_cache_key(tmp_path, monke
     assert track.code_hash() == before  # deterministic
     (copy / "solvers" / "__init__.py").write_text((copy / "solvers" / "__init__.py").read_text() + "\n# fixed\n")
     assert track.code_hash() != before
+
+
+def test_the_runtime_loader_removes_its_directory_when_the_process_ends(tmp_path: Path) -> None:
+    """casekit's own solver.py unpacks its runtime into a temporary directory, gone at exit."""
+    import subprocess
+    import sys
+
+    from casekit.solvers.bundle import solver_source
+
+    body = "def solve(case_spec):\n    _casekit_runtime()\n    import casekit.grid\n    print(casekit.grid.__file__)\n"
+    (tmp_path / "solver.py").write_text(solver_source("a test solver", body))
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    r = subprocess.run([sys.executable, "-c", "import solver; solver.solve({})"], cwd=tmp_path, capture_output=True,
+                       text=True, env={"TMPDIR": str(scratch), "PATH": "/usr/bin:/bin"}, timeout=120)
+    assert r.returncode == 0 and "casekit_runtime.zip" in r.stdout, r.stderr
+    assert list(scratch.iterdir()) == []
+
+
+@pytest.mark.numpy
+def test_a_trusted_solve_leaves_nothing_in_the_temp_dir(tmp_path: Path) -> None:
+    """casekit's trusted runs (a direct solve, a track's solver list) get a temporary directory
+    of their own, removed however the process ended (here: without running its exit handlers)."""
+    from casekit.tracks import TRACKS
+
+    code = "import os, tempfile\nprint(tempfile.mkdtemp(prefix='casekit-runtime-'), flush=True)\nos._exit(0)\n"
+    made = Path(TRACKS.get("numpy")._run_python(code, tmp_path, 120).strip())  # type: ignore[attr-defined]
+    try:
+        assert made.name.startswith("casekit-runtime-") and not made.exists()
+    finally:
+        shutil.rmtree(made, ignore_errors=True)

@@ -145,3 +145,31 @@ def test_a_directory_of_many_members_is_refused_before_it_is_parsed(tmp_path: Pa
     big = {"eval_grid": {"nx": 600, "ny": 600, "bbox": [0.0, 1.0, 0.0, 1.0]}, "output": {"field": "u"}}
     with pytest.raises(ArtifactError, match="70003 members"):
         load_solution(tmp_path, big, np.ones((600, 600), dtype=bool))
+
+
+_BOUNDS = st.floats(-10, 10).flatmap(lambda lo: st.tuples(st.just(lo), st.floats(0.1, 100).map(lambda w: lo + w)))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(nx=st.integers(2, 300), ny=st.integers(2, 300), bx=_BOUNDS, by=_BOUNDS, dtype=st.sampled_from(["<f4", ">f4"]))
+def test_float32_axes_of_the_evaluation_grid_are_accepted(tmp_path: Path, nx: int, ny: int, bx: tuple[float, float],
+                                                          by: tuple[float, float], dtype: str) -> None:
+    """A solution whose axes are the grid's rounded to float32 matches the grid; shifted by half a
+    cell (more than float32 rounding), it does not."""
+    spec = {"eval_grid": {"nx": nx, "ny": ny, "bbox": [*bx, *by]}, "output": {"field": "u"}}
+    x, y = np.linspace(*bx, nx), np.linspace(*by, ny)
+    u = np.zeros((ny, nx), dtype=np.float32)
+    np.savez(tmp_path / "solution.npz", x=x.astype(dtype), y=y.astype(dtype), u=u)
+    assert load_solution(tmp_path, spec, np.ones((ny, nx), dtype=bool))["u"].shape == (ny, nx)
+    shifted = x + (x[1] - x[0]) / 2
+    np.savez(tmp_path / "solution.npz", x=shifted.astype(dtype), y=y.astype(dtype), u=u)
+    with pytest.raises(ArtifactError, match="axis 'x' does not match"):
+        load_solution(tmp_path, spec, np.ones((ny, nx), dtype=bool))
+
+
+def test_an_axis_dtype_too_coarse_for_the_grid_is_refused(tmp_path: Path) -> None:
+    spec = {"eval_grid": {"nx": 2000, "ny": 3, "bbox": [0.0, 1.0, 0.0, 1.0]}, "output": {"field": "u"}}
+    np.savez(tmp_path / "solution.npz", x=np.linspace(0, 1, 2000).astype(np.float16), y=np.linspace(0, 1, 3),
+             u=np.zeros((3, 2000)))
+    with pytest.raises(ArtifactError, match="too coarse"):
+        load_solution(tmp_path, spec, np.ones((3, 2000), dtype=bool))

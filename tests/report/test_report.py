@@ -105,3 +105,23 @@ def test_empty_or_single_group_reports_render(stage: str, tmp_path: Path) -> Non
     data = report_data([verdict("solo", 1, stage)], ["x"])
     assert data["sections"][0]["rows"][0]["cells"][0]["n"] == 1
     assert tables(data)
+
+
+@pytest.mark.parametrize("name", ["a$x^2$b", r"b$\frac{$c", "$$"])
+def test_labels_are_drawn_as_written_never_as_mathtext(name: str, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A system name with dollar signs is a name: the HTML report renders its figures, and no
+    label is parsed as a formula (valid mathtext such as ``$x^2$`` included)."""
+    import matplotlib.mathtext
+
+    def parsed(*args: object, **kwargs: object) -> None:
+        raise AssertionError(f"a label was parsed as mathtext: {args[1:2]}")
+
+    monkeypatch.setattr(matplotlib.mathtext.MathTextParser, "parse", parsed)
+    d = tmp_path / "system"
+    d.mkdir()
+    verdicts = [{**v, "system": name} for v in two_systems() if v["system"] == "agent_a"]
+    (d / "verdicts.jsonl").write_text("".join(json.dumps(v) + "\n" for v in verdicts))
+    r = CliRunner().invoke(app, ["report", str(d), "--html", str(tmp_path / "html")])
+    assert r.exit_code == 0, r.output
+    assert all((tmp_path / "html" / f).stat().st_size for f in ("pass_rate_by_family.png", "failure_stages.png"))

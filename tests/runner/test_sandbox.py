@@ -18,7 +18,7 @@ from casekit.runner import bwrap, cgroups, seccomp
 from casekit.runner.base import RunSpec
 from casekit.runner.kinds import local
 from casekit.runner.limits import Limits
-from casekit.runner.supervisor import read_outputs
+from casekit.runner.supervisor import TooManyEntries, read_outputs
 
 
 def test_without_root_cgroup_v1_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -98,11 +98,40 @@ def test_the_output_reader_follows_no_link_and_blocks_on_nothing(tmp_path: Path)
     skipped: list[str] = []
     fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        got = dict(read_outputs(fd, {"solver.py"}, 10, 1000, 10_000, skipped))
+        got = dict(read_outputs(fd, {"solver.py"}, 10, 1000, 10_000, skipped, max_entries=100))
     finally:
         os.close(fd)
     assert got == {"solution.npz": b"data"}
     assert sorted(skipped) == ["bad name", "big.bin", "fifo", "meta.json", "sub"]
+
+
+def test_the_output_listing_is_bounded(tmp_path: Path) -> None:
+    """A working directory of more names than the listing holds: nothing is read, the reason is
+    raised before the first file (the listing never holds more than its maximum)."""
+    for i in range(12):
+        (tmp_path / f"f{i}").write_text("x")
+    fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        assert len(dict(read_outputs(fd, set(), 32, 1000, 10_000, [], max_entries=12))) == 12
+        with pytest.raises(TooManyEntries, match="more than 11 names"):
+            next(read_outputs(fd, set(), 32, 1000, 10_000, [], max_entries=11))
+    finally:
+        os.close(fd)
+
+
+@pytest.mark.skipif(local.isolation_mode() == "unavailable", reason=local.unavailable_reason() or "")
+def test_a_run_that_leaves_too_many_files_fails_with_the_reason(monkeypatch: pytest.MonkeyPatch,
+                                                                tmp_path: Path) -> None:
+    from casekit.execution import _checked
+
+    monkeypatch.setattr(local, "MAX_WORK_ENTRIES", 20)
+    spec = RunSpec(["/bin/sh", "-c", "for i in $(seq 40); do : > f$i; done; echo out > solution.npz"], {"in.txt": b"x"},
+                   {"PATH": "/usr/bin:/bin"}, Limits(timeout_sec=30, memory_mb=256), timing="none")
+    r = local.LocalRunner().run(spec, tmp_path / "out")
+    assert r.exit_code == 0 and "more than 20 names" in r.output_error, (r.output_error, r.notes, r.stderr)
+    assert not (tmp_path / "out" / "solution.npz").exists()
+    failure = _checked(None, r, {}, tmp_path / "out", limits=Limits(), runner="local", check=None)  # type: ignore[arg-type]
+    assert failure == ("invalid_artifact", r.output_error)
 
 
 @pytest.mark.skipif(local.isolation_mode() == "unavailable", reason=local.unavailable_reason() or "")
@@ -286,6 +315,52 @@ def test_hidden_files_and_directories_under_the_system_directories_are_invisible
         assert "does not exist" in refused.setup_error and refused.exit_code is None
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.mark.skipif(local.isolation_mode() == "unavailable", reason=local.unavailable_reason() or "")
+@pytest.mark.parametrize("how", ["environment variable", "read"])
+def test_a_salt_file_is_hidden_from_every_run_unasked(how: str, monkeypatch: pytest.MonkeyPatch,
+                                                     tmp_path: Path) -> None:
+    """A salt file where runs see the host's files (here: inside a bound environment) is masked
+    although no caller puts it in ``hide``: named by $CASEKIT_SALT_FILE or read by casekit."""
+    from casekit import ids
+
+    env = tmp_path / "env"
+    env.mkdir()
+    salt, public = env / "salt.key", env / "public.txt"
+    salt.write_text("SALTVALUE-" + "s" * 32)
+    public.write_text("public")
+    for p in (tmp_path, env):
+        p.chmod(0o755)
+    for p in (salt, public):
+        p.chmod(0o644)
+    monkeypatch.setattr(ids, "_READ", set())
+    if how == "read":
+        monkeypatch.delenv(ids.SALT_ENV, raising=False)
+        assert ids.read_salt(salt)
+    else:
+        monkeypatch.setenv(ids.SALT_ENV, str(salt))
+    spec = RunSpec(["/bin/sh", "-c", f"cat {salt}; cat {public}; echo end"], {}, {"PATH": "/usr/bin:/bin"},
+                   Limits(timeout_sec=30, memory_mb=256), timing="none", needs=(env,))
+    r = local.LocalRunner().run(spec, tmp_path / "out")
+    assert not r.setup_error and "end" in r.stdout, (r.setup_error, r.stderr)
+    assert "public" in r.stdout and "SALTVALUE" not in r.stdout, r.stdout
+
+
+@pytest.mark.skipif(local.isolation_mode() == "unavailable", reason=local.unavailable_reason() or "")
+def test_the_sandbox_init_command_line_names_no_host_path(tmp_path: Path) -> None:
+    """/proc/1/cmdline (the sandbox's init, a fork of bubblewrap) is readable in a run: it shows
+    the in-sandbox command only, not the binds, masks, run directory or bubblewrap's own path."""
+    env = tmp_path / "env"
+    (env / "hidden").mkdir(parents=True)
+    for p in (tmp_path, env):
+        p.chmod(0o755)
+    spec = RunSpec(["/bin/sh", "-c", "tr '\\0' ' ' < /proc/1/cmdline"], {}, {"PATH": "/usr/bin:/bin"},
+                   Limits(timeout_sec=30, memory_mb=256), timing="none", hide=(env / "hidden",), needs=(env,))
+    r = local.LocalRunner().run(spec, tmp_path / "out")
+    assert r.exit_code == 0 and r.stdout.startswith("bwrap --args "), (r.stdout, r.stderr, r.setup_error)
+    for host in (bwrap.binary(), str(local.RUNS_ROOT), str(env), "/usr", "/etc"):
+        assert host not in r.stdout, (host, r.stdout)
 
 
 def test_casekit_is_masked_but_not_another_distributions_directories(monkeypatch: pytest.MonkeyPatch,

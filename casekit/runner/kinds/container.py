@@ -26,8 +26,8 @@ from functools import cache
 from pathlib import Path
 
 from casekit.errors import CasekitError
-from casekit.runner.base import RUNNERS, Deferred, RunResult, RunSpec, Staged, Tail
-from casekit.runner.supervisor import read_outputs
+from casekit.runner.base import MAX_WORK_ENTRIES, RUNNERS, Deferred, RunResult, RunSpec, Staged, Tail, write_input
+from casekit.runner.supervisor import TooManyEntries, read_outputs
 
 #: where the inputs and the timing FIFO appear inside the container
 WORK, TIMING = "/work", "/casekit/timing"
@@ -125,7 +125,7 @@ class ContainerRunner:
             for name, data in spec.inputs.items():
                 if "/" in name or name.startswith("."):
                     raise CasekitError(f"input file name {name!r} is not a plain file name")
-                (work / name).write_bytes(data)
+                write_input(work / name, data)
             (work / ".home").mkdir()
             for p in (work, work / ".home"):
                 p.chmod(0o777)
@@ -147,16 +147,21 @@ class ContainerRunner:
         # the container and every process in it are gone (docker run --rm --init returns after
         # that): read what the run left, never following links, bounded
         skipped: list[str] = []
+        output_error = ""
         dfd = os.open(work, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
         try:
             cap = min(spec.limits.file_mb * 2**20, spec.max_output_bytes or spec.limits.file_mb * 2**20)
-            for name, data in read_outputs(dfd, set(spec.inputs) | {".home"}, 32, cap, 2 * cap, skipped):
+            for name, data in read_outputs(dfd, set(spec.inputs) | {".home"}, 32, cap, 2 * cap, skipped,
+                                           max_entries=MAX_WORK_ENTRIES):
                 (dest / name).write_bytes(data)
+        except TooManyEntries as exc:
+            output_error = str(exc)
         finally:
             os.close(dfd)
         solve = ended - started if started is not None and not timed_out else None
         return RunResult(None if timed_out else proc.returncode, timed_out, solve, ended - t0, out.text(), err.text(),
-                         dest, self.name, [f"outputs not collected: {', '.join(skipped)}"] if skipped else [])
+                         dest, self.name, [f"outputs not collected: {', '.join(skipped)}"] if skipped else [],
+                         output_error=output_error)
 
 
 def _watch(proc: subprocess.Popen[bytes], reader: int, deadline: float) -> tuple[float | None, bool]:

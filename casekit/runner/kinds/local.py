@@ -43,8 +43,19 @@ from pathlib import Path
 from typing import Any
 
 from casekit.errors import CasekitError
+from casekit.ids import secret_files
 from casekit.runner import bwrap, cgroups, seccomp
-from casekit.runner.base import RUNNERS, Deferred, Finished, RunResult, RunSpec, Staged, Tail
+from casekit.runner.base import (
+    MAX_WORK_ENTRIES,
+    RUNNERS,
+    Deferred,
+    Finished,
+    RunResult,
+    RunSpec,
+    Staged,
+    Tail,
+    write_input,
+)
 from casekit.runner.supervisor import SETUP_FAILED
 
 SUPERVISOR = Path(__file__).resolve().parent.parent / "supervisor.py"
@@ -81,15 +92,17 @@ ENV_CACHES = (".cache",)
 
 def masks(hide: tuple[Path, ...], needs: list[Path]) -> tuple[list[Path], list[Path]]:
     """(directories, other files) to mask in a run: every path of ``hide`` -- and of casekit's
-    own package and data, and the cache directories of the bound environments -- that the run
-    would see, i.e. that lies inside a system directory or a bound environment (``needs``,
-    resolved).  Raises :class:`Unmaskable` for a hidden path that is visible and cannot be
-    masked: one that is (or holds) what the run needs, or one that does not exist yet (created
-    later, it would appear in the live bind)."""
+    own package and data, the secrets casekit knows of (salt files, ``casekit.ids.secret_files``)
+    and the cache directories of the bound environments -- that the run would see, i.e. that lies
+    inside a system directory or a bound environment (``needs``, resolved).  Raises
+    :class:`Unmaskable` for a hidden path that is visible and cannot be masked: one that is (or
+    holds) what the run needs, or one that does not exist yet (created later, it would appear in
+    the live bind)."""
     roots = bwrap.visible_roots(needs)
     strict = {Path(os.path.realpath(p)) for p in hide}
-    # where casekit may be installed, and caches left in an environment: masked where they exist
-    optional = {Path(os.path.realpath(p)) for p in (*_casekit_paths(), *(n / c for n in needs for c in ENV_CACHES))}
+    # where casekit may be installed, its secrets, and caches left in an environment: masked where they exist
+    optional = {Path(os.path.realpath(p)) for p in (*_casekit_paths(), *secret_files(),
+                                                    *(n / c for n in needs for c in ENV_CACHES))}
     optional -= strict
     found: list[Path] = []
     for path in sorted(strict | optional, key=lambda q: len(q.parts)):
@@ -303,7 +316,7 @@ class _LiveRun(Staged):
         inputs.mkdir(mode=0o700)
         work.mkdir(mode=0o700)
         for name, data in spec.inputs.items():
-            (inputs / name).write_bytes(data)
+            write_input(inputs / name, data)
         (run_dir / "seccomp.bpf").write_bytes(seccomp.program())
         lim = spec.limits
         fds: list[int] = []  # every descriptor opened here, closed if the start fails
@@ -341,7 +354,8 @@ class _LiveRun(Staged):
                 "cgroup": cg.to_supervisor(), "pass_fds": sandbox_fds,
                 "rlimits": {"cpu": lim.cpu, "fsize": lim.file_mb * 1024 * 1024, "nofile": lim.nofile, "core": 0},
                 "end_fd": w_end, "result_fd": w_res,
-                "collect": {"max_files": MAX_OUTPUT_FILES, "max_file_bytes": _max_file(spec),
+                "collect": {"max_files": MAX_OUTPUT_FILES, "max_entries": MAX_WORK_ENTRIES,
+                            "max_file_bytes": _max_file(spec),
                             "max_total_bytes": 2 * _max_file(spec)},
             }
             self.t0 = time.monotonic()
@@ -488,7 +502,8 @@ class _LiveRun(Staged):
         solve = (ended - started) if (started is not None and ended is not None and not timed_out) else None
         self.dest.mkdir(parents=True, exist_ok=True)
         return RunResult(exit_code, timed_out, solve, wall, self.out.text(), self.err.text(), self.dest,
-                         f"local/{self.mode}", notes, out_of_memory=oom, setup_error=setup_error)
+                         f"local/{self.mode}", notes, out_of_memory=oom, setup_error=setup_error,
+                         output_error=str(status.get("output_error", "")))
 
 
 def _max_file(spec: RunSpec) -> int:

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -41,8 +42,11 @@ AGENT_MESH_CELLS = 16
 #: what compiling a submission may use
 COMPILE_LIMITS = Limits(timeout_sec=900.0, memory_mb=8192, file_mb=1024, disk_mb=2048, nproc=512, nofile=1024)
 
-#: the largest compiled program run (it is copied into every run's working directory)
+#: the largest compiled program run (it is copied into every run's working directory); also the
+#: compile sandbox's file-size limit, so a larger one is never written
 MAX_BINARY_BYTES = 128 << 20
+#: what a compiler, assembler or linker says when it hits the file-size limit (SIGXFSZ, EFBIG)
+_FILE_SIZE_SIGNS = ("File size limit exceeded", "File too large", "signal 25")
 
 CMAKE = """cmake_minimum_required(VERSION 3.13.4)
 find_package(deal.II 9.4 REQUIRED)
@@ -63,6 +67,7 @@ def _sha(data: bytes) -> str:
 class DealiiTrack(Track):
     language: str = "cpp"
     submission_files: tuple[str, ...] = ("solver.cpp",)
+    prepare_memory_mb: int = COMPILE_LIMITS.memory_mb
 
     def status(self) -> tuple[bool, str]:
         from casekit.envs import ENVIRONMENTS
@@ -118,35 +123,48 @@ class DealiiTrack(Track):
         return {"solver.cpp": solver.single_source(text, mesh).encode()}
 
     def prepare(self, files: dict[str, bytes], work: Path, *, runner: str = "local",
-                hide: tuple[Path, ...] = ()) -> dict[str, bytes]:
+                hide: tuple[Path, ...] = ()) -> dict[str, bytes | Path]:
+        """The compiled program, kept on disk as ``work/solver``.  The compile sandbox's file-size
+        limit is :data:`MAX_BINARY_BYTES`: a larger program fails while the linker writes it and
+        never reaches the host; the compile's directory is removed whatever the outcome."""
         if solver.PROGRAM in files:
             if _sha(files[solver.PROGRAM]) != _sha(self._program()):
                 raise PrepareError("compile_error", f"{solver.PROGRAM} is not casekit's calibration program; "
                                    "submit solver.cpp")
-            return files
+            return dict(files)
         if "solver.cpp" not in files:
             raise PrepareError("missing_artifact", "a deal.II submission needs solver.cpp")
+        cap_mb = max(1, MAX_BINARY_BYTES >> 20)
+        allowed = f"at most {cap_mb} MiB are run (deal.II programs link deal.II dynamically and are a few MiB)"
         spec = RunSpec(["bash", "-c", "cmake -S . -B build -DCMAKE_BUILD_TYPE=Release > cmake.log 2>&1 "
                         "|| { cat cmake.log >&2; exit 1; }; cmake --build build -j 1 >&2 && cp build/solver ./solver"],
                        {"solver.cpp": files["solver.cpp"], "CMakeLists.txt": CMAKE.encode()},
-                       {"PATH": "/usr/bin:/bin", **THREAD_ENV}, COMPILE_LIMITS, "none", hide, (), image("dealii"))
+                       {"PATH": "/usr/bin:/bin", **THREAD_ENV}, replace(COMPILE_LIMITS, file_mb=cap_mb), "none", hide,
+                       (), image("dealii"), max_output_bytes=MAX_BINARY_BYTES)
         out = work / "compile"
-        result = RUNNERS.get(runner).run(spec, out)
-        binary = out / "solver"
-        if result.timed_out:
-            raise PrepareError("compile_error", f"compiling solver.cpp took more than {COMPILE_LIMITS.timeout_sec:g} s")
-        if result.exit_code != 0 or not binary.is_file():
-            errors = [ln for ln in result.stderr.splitlines() if "error" in ln.lower()]
-            raise PrepareError("compile_error", "solver.cpp does not compile: "
-                               + ("\n".join(errors[:5]) or result.stderr[-1500:]))
-        size = binary.stat().st_size
-        if binary.is_symlink() or size > MAX_BINARY_BYTES:
-            raise PrepareError("compile_error", f"the compiled solver is {size >> 20} MiB; at most "
-                               f"{MAX_BINARY_BYTES >> 20} MiB are run (deal.II programs link deal.II dynamically "
-                               "and are a few MiB)")
-        return {"solver": binary.read_bytes()}
+        try:
+            result = RUNNERS.get(runner).run(spec, out)
+            binary = out / "solver"
+            if result.timed_out:
+                raise PrepareError("compile_error",
+                                   f"compiling solver.cpp took more than {COMPILE_LIMITS.timeout_sec:g} s")
+            if result.exit_code != 0 or not binary.is_file():
+                if any(sign in result.stderr for sign in _FILE_SIZE_SIGNS):
+                    raise PrepareError("compile_error", "the compiler stopped at the file-size limit: the compiled "
+                                       f"solver (or a file on the way) would be larger than {cap_mb} MiB; {allowed}")
+                errors = [ln for ln in result.stderr.splitlines() if "error" in ln.lower()]
+                raise PrepareError("compile_error", "solver.cpp does not compile: "
+                                   + ("\n".join(errors[:5]) or result.stderr[-1500:]))
+            size = binary.lstat().st_size
+            if binary.is_symlink() or size > MAX_BINARY_BYTES:
+                raise PrepareError("compile_error", f"the compiled solver is {size >> 20} MiB; {allowed}")
+            kept = work / "solver"
+            binary.replace(kept)
+        finally:  # the build's sources, logs and a rejected program go at once
+            shutil.rmtree(out, ignore_errors=True)
+        return {"solver": kept}
 
-    def run_spec(self, files: dict[str, bytes], case_spec: dict[str, Any], limits: Limits,
+    def run_spec(self, files: dict[str, bytes | Path], case_spec: dict[str, Any], limits: Limits,
                  hide: tuple[Path, ...]) -> RunSpec:
         exe = solver.PROGRAM if solver.PROGRAM in files else "solver"
         inputs = {**files, "case_spec.json": json.dumps(case_spec).encode(),
