@@ -47,6 +47,7 @@ def run(out: Path, jobs: int, say: Callable[[str], None], table: Callable[[Any],
     from casekit.package.build_dist import package
     from casekit.package.verify import verify
     from casekit.report.render import html_page, report_data, tables
+    from casekit.report.sources import read_verdicts
 
     say(f"1/5 sampling {len(SAMPLE)} cases into {out / 'cases'}")
     paths = write_sample(out / "cases")
@@ -72,7 +73,7 @@ def run(out: Path, jobs: int, say: Callable[[str], None], table: Callable[[Any],
         say(f"    {kind}: {passed}/{len(verdicts)} passed")
         verdict_files.append(out / "evaluation" / kind / "verdicts.jsonl")
     say(f"5/5 report in {out / 'report' / 'index.html'}")
-    rows = [v for f in verdict_files for v in map(__import__("json").loads, f.read_text().splitlines())]
+    rows, _ = read_verdicts(verdict_files)  # each verdict once (a re-scored one replaces its earlier line)
     shown = tables(report_data(rows, [str(f) for f in verdict_files]))
     for t in shown[:1] + [t for t in shown if t[0].startswith("Stages")]:
         table(t)

@@ -19,7 +19,8 @@ def evaluate(
                                            "DIR/<case_id>/attempt_<n>/solver.py); repeat for several systems."),
     track: str = typer.Option("dolfinx", "--track", "-t", help="Track the submissions are written for."),
     out: Path = typer.Option(Path("evaluation"), "--out", help="Where verdicts.jsonl and artifacts go (an existing "
-                             "one is resumed; other systems' verdicts are kept)."),
+                             "one is resumed; other systems' verdicts are kept; a verdict whose case record "
+                             "changed since is scored again)."),
     system: str = typer.Option("", "--system", help="Name of the system that wrote the submissions "
                                "(default: the directory name; only with one --submissions)."),
     repeats: int = typer.Option(3, "--repeats", help="Timed runs per attempt (median); every run is scored."),

@@ -37,13 +37,15 @@ def prompt(
     cases: Path | None = typer.Option(None, "--cases", help="A build or dataset holding the case."),
     verdict: Path | None = typer.Option(None, "--verdict", help="verdicts.jsonl with the previous attempt "
                                         "(feedback tier)."),
+    system: str | None = typer.Option(None, "--system", help="The system whose previous attempt the feedback "
+                                      "answers (needed when --verdict holds several)."),
     code: Path | None = typer.Option(None, "--code", help="The previous attempt's code (default: the copy the "
                                      "evaluator kept)."),
     out: Path | None = typer.Option(None, "--out", help="Write the text here instead of printing it."),
 ) -> None:
     """Render the prompt of a tier (deterministic: same case and library, same bytes)."""
     from casekit.jsonio import atomic_write_text, iter_jsonl
-    from casekit.prompts import prompt_hash, render
+    from casekit.prompts import previous_verdict, prompt_hash, render
 
     case_id, spec = case_spec_of(case, cases)
     previous = None
@@ -51,10 +53,7 @@ def prompt(
     if tier == "feedback":
         if verdict is None:
             raise UsageError("the feedback tier needs --verdict")
-        mine = [v for _, v in iter_jsonl(verdict) if v.get("case_id") == case_id]
-        if not mine:
-            raise UsageError(f"{verdict} has no verdict for {case_id}")
-        last = max(mine, key=lambda v: v["attempt"])
+        last = previous_verdict((v for _, v in iter_jsonl(verdict)), case_id, library, system, str(verdict))
         from casekit.tracks import TRACKS
 
         name = TRACKS.get(library).submission_files[0]

@@ -14,30 +14,21 @@ from casekit.errors import UsageError
 @app.command()
 def report(
     verdicts: list[Path] = typer.Argument(..., help="verdicts.jsonl files or evaluation directories holding one "
-                                          "(several systems side by side)."),
+                                          "(several systems side by side; each file once; a system evaluated on "
+                                          "the same track in two files is reported apart, named by its path)."),
     html: Path | None = typer.Option(None, "--html", help="Write index.html and the PNG figures here."),
     as_json: bool = typer.Option(False, "--json", help="Print the report's data as JSON."),
 ) -> None:
     """Pass rates by track, family, math type and domain with systems side by side (n and Wilson
     95 % intervals); stages and failure categories; threshold sensitivity recomputed from stored
     errors and times; pass@k when there are several attempts."""
-    from casekit import schema
-    from casekit.jsonio import iter_jsonl
     from casekit.report.render import html_page, report_data, tables
+    from casekit.report.sources import read_verdicts, verdict_files
 
-    rows = []
-    files = []
-    for path in verdicts:
-        path = path / "verdicts.jsonl" if path.is_dir() else path
-        if not path.is_file():
-            raise UsageError(f"{path} does not exist", valid="a verdicts.jsonl or the --out directory of casekit "
-                             "evaluate")
-        files.append(path)
-        for lineno, v in iter_jsonl(path):
-            problems = schema.validate(v, "verdict")
-            if problems:
-                raise UsageError(f"{path}:{lineno} is not a verdict record: {problems[0].render()}")
-            rows.append(v)
+    files = verdict_files(verdicts)
+    rows, notes = read_verdicts(files)
+    for note in notes:
+        console_err.print(note, markup=False, highlight=False)
     if not rows:
         raise UsageError("no verdicts to report on", valid="the verdicts.jsonl of an evaluation")
     data = report_data(rows, [str(p) for p in files])

@@ -4,7 +4,9 @@
 flushed to disk, so a killed evaluation keeps every verdict it finished; a torn last line (the
 process died mid-write) is dropped when the journal is opened again.  A verdict is keyed by
 (track, system, case, attempt); the submission's sha256 rides along, so resuming never reuses a
-verdict of different code, and a second system appends beside the first.  Every verdict is
+verdict of different code, and a second system appends beside the first.  A verdict given again
+(its case record changed: :func:`casekit.evaluate.run.plan`) is appended after the one it replaces:
+the last line of a key is its verdict, for ``casekit report`` too.  Every verdict is
 checked before it is written (:func:`casekit.evaluate.verdicts.checked`): one that does not
 conform to the schema, or holds NaN or Infinity, is written as that attempt's ``scoring_error``,
 so no attempt's data can stop the journal, and with it the evaluation and every resume.

@@ -7,6 +7,10 @@ system: a case without a submission is F-Exec ("no submission"), so skipping cas
 a pass rate.  Work is grouped by case -- all attempts of all systems with the case's calibration
 solver timed beside them (paired timing) -- and verdicts are appended to the journal
 ``OUT/verdicts.jsonl`` as each case finishes: a killed evaluation keeps them and resumes.
+Each verdict carries the content hash of the case record it was scored against; resuming
+re-scores (runs again) every journaled verdict whose record has changed since -- the case was
+rebuilt, its thresholds or reference changed -- or that carries no hash (an older casekit's), so
+an evaluation directory never mixes verdicts of two builds of one case.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from casekit.errors import CasekitError, UsageError
 from casekit.evaluate.journal import Journal
 from casekit.evaluate.pairing import Attempt, CaseBatch, evaluate_case
 from casekit.evaluate.store import CaseStore
+from casekit.evaluate.verdicts import record_hash
 from casekit.executors import ExecutorOptions
 from casekit.runner.limits import Limits
 from casekit.tracks import TRACKS
@@ -159,12 +164,15 @@ def _t_file(opts: EvalOptions) -> dict[str, float]:
     return read_timing_file(opts.timing_file, opts.track)
 
 
-def plan(opts: EvalOptions, journal: Journal, ignored: list[str] | None = None
-         ) -> tuple[list[CaseBatch], list[dict[str, Any]]]:
+def plan(opts: EvalOptions, journal: Journal, ignored: list[str] | None = None,
+         rescored: list[str] | None = None) -> tuple[list[CaseBatch], list[dict[str, Any]]]:
     """Case batches still to run, and the verdicts already in the journal (resumed).  A case
     directory that cannot be read as attempts fails that case (F-Exec, with the reason); an entry
-    that names no case is listed in ``ignored``, never run."""
+    that names no case is listed in ``ignored``, never run.  A journaled verdict scored against
+    another version of its case record (or against one it does not name) is run again, and
+    listed in ``rescored``."""
     ignored = [] if ignored is None else ignored
+    rescored = [] if rescored is None else rescored
     track = TRACKS.get(opts.track)
     names = track.submission_files
     store = opts.store
@@ -181,6 +189,7 @@ def plan(opts: EvalOptions, journal: Journal, ignored: list[str] | None = None
             by_case.setdefault(case_id, []).append(case_dir)
         for case_id in sorted(store.records):
             found = by_case.get(case_id, [])
+            current = record_hash(store.records[case_id])
             attempts: list[tuple[int, Path | None, tuple[str, str] | None]]
             try:
                 if len(found) > 1:
@@ -195,9 +204,13 @@ def plan(opts: EvalOptions, journal: Journal, ignored: list[str] | None = None
                     files, failure = read_submission(path, names)
                 sha = _sha(files) if files else (hashlib.sha256(repr(failure).encode()).hexdigest() if failure else "")
                 done = journal.done((opts.track, system, case_id, n), sha)
-                if done is not None:
+                if done is not None and done.get("record_content_hash") == current:
                     resumed.append(done)
                     continue
+                if done is not None:
+                    why = "its case record changed since it was scored" if done.get("record_content_hash") else \
+                        "its verdict names no case record (written by an older casekit): treated as changed"
+                    rescored.append(f"{system} {case_id} attempt {n}: {why}")
                 batch = batches.setdefault(case_id, CaseBatch(store.records[case_id], store.reference(case_id)))
                 batch.attempts.append(Attempt(system, n, files, sha,
                                               opts.out / "artifacts" / system / case_id / f"attempt_{n}", failure))
@@ -274,9 +287,12 @@ def evaluate(opts: EvalOptions, progress: Callable[[dict[str, Any]], None] = lam
     check_memory(opts)
     journal = Journal(opts.out / "verdicts.jsonl")
     ignored: list[str] = []
-    batches, _ = plan(opts, journal, ignored)
+    rescored: list[str] = []
+    batches, _ = plan(opts, journal, ignored, rescored)
     for message in ignored:
         warn(f"ignored: {message}")
+    for message in rescored:
+        warn(f"re-scoring {message}")
     hide = (opts.store.root, opts.out.resolve(), *(p.resolve() for _, p in opts.systems()), *opts.hide)
     ctx = _Context(opts.track, opts.repeats, opts.memory_mb, opts.runner, opts.timing, _t_file(opts),
                    opts.out, hide, opts.convergence)

@@ -33,7 +33,7 @@ from casekit.domains import resolve
 from casekit.errors import CasekitError, pointer_join
 from casekit.execution import Execution, Failure
 from casekit.grid import Grid
-from casekit.jsonio import dumps, unicode_safe
+from casekit.jsonio import content_hash, dumps, unicode_safe
 from casekit.scoring import metrics
 from casekit.scoring.artifacts import ArtifactError, load_meta, load_solution, load_targets
 from casekit.scoring.gates import gate
@@ -98,6 +98,13 @@ class RunScorer:
         except Exception as exc:  # a hostile artifact must never stop the evaluation
             return ("scoring_error", f"the artifacts could not be scored: {type(exc).__name__}: {str(exc)[:300]}")
         return None
+
+
+def record_hash(record: dict[str, Any]) -> str:
+    """The case record's content hash: the sha256 of its canonical JSON without ``content_hash``
+    (what :meth:`casekit.model.record.CaseRecord.compute_hash` gives).  Computed, never read from
+    the record, so a record edited after its build counts as changed too."""
+    return content_hash({k: v for k, v in record.items() if k != "content_hash"})
 
 
 def exact_targets(record: dict[str, Any]) -> dict[str, float]:
@@ -197,6 +204,7 @@ def _verdict(record: dict[str, Any], ex: Execution, scorer: RunScorer | None, ti
         "exit_status": ex.exit_status, "stderr_tail": ex.stderr_tail, "paths": paths,
         "sandbox_notes": [n[:300] for n in ex.runs[-1].notes][:10] if ex.runs else [],
         "submission_sha256": submission_sha256,
+        "record_content_hash": record_hash(record),
         "casekit_version": __version__,
         "evaluated_at": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "calibration": {"e_base": float(meta_cfg["e_base"]), "t_base": float(meta_cfg["t_base"]),

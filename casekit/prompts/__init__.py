@@ -12,6 +12,7 @@ solution, reference or calibration settings, e_base, t_base or thresholds.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from functools import cache
 from typing import Any
 
@@ -158,6 +159,35 @@ def render(case_spec: dict[str, Any], library: str, tier: str = "single", *, ver
         raise UsageError("the feedback tier needs the previous attempt's verdict and code",
                            valid="--verdict VERDICTS.jsonl and --code FILE")
     return feedback(case_spec, library, verdict, previous_code, attempts)
+
+
+def previous_verdict(verdicts: Iterable[dict[str, Any]], case_id: str, track: str, system: str | None = None,
+                     source: str = "the verdicts") -> dict[str, Any]:
+    """The verdict a feedback prompt answers: the last attempt of ``system`` at ``case_id`` on
+    ``track`` (a verdict given again -- appended later in the journal -- replaces the earlier
+    one).  A file holding several systems for the case needs ``system``: refused otherwise, with
+    the systems it holds."""
+    mine = [v for v in verdicts if v.get("case_id") == case_id]
+    if not mine:
+        raise UsageError(f"{source} has no verdict for {case_id}")
+    on_track = [v for v in mine if v.get("track") == track]
+    if not on_track:
+        raise UsageError(f"{source} has no verdict for {case_id} on the {track} track",
+                         valid="--library " + ", ".join(sorted({str(v.get('track')) for v in mine})))
+    present = sorted({str(v.get("system")) for v in on_track})
+    if system:
+        on_track = [v for v in on_track if v.get("system") == system]
+        if not on_track:
+            raise UsageError(f"{source} has no verdict of system {system!r} for {case_id}",
+                             valid="--system " + ", ".join(present))
+    elif len(present) > 1:
+        raise UsageError(f"{source} holds verdicts of {len(present)} systems for {case_id}; name the one whose "
+                         "attempt the prompt answers", valid="--system " + ", ".join(present))
+    last = on_track[0]
+    for v in on_track:
+        if v["attempt"] >= last["attempt"]:
+            last = v
+    return last
 
 
 def feedback(case_spec: dict[str, Any], library: str, verdict: dict[str, Any], previous_code: str,

@@ -115,6 +115,7 @@ def test_each_stage_is_reached_and_the_calibration_solvers_pass(tmp_path: Path, 
     assert missing and all(v["failure"]["category"] == "missing_submission" for v in missing)
     for v in [*cal, *zero, *verdicts]:
         assert schema.validate(v, "verdict") == [], v
+        assert v["record_content_hash"] == store.records[v["case_id"]]["content_hash"]  # what it was scored against
 
 
 @pytest.mark.dolfinx

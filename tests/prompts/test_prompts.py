@@ -8,6 +8,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from casekit.derive import derive
 from casekit.model.source import CaseSource, load_source_dict
@@ -211,3 +213,62 @@ def test_the_deal_ii_features_a_prompt_lists_are_configured() -> None:
     for feature, _ in TRACKS.get("dealii").packages:
         ok = Path("/usr/include/boost").is_dir() if feature == "BOOST" else f"DEAL_II_WITH_{feature}" in text
         assert ok, feature
+
+
+def _verdict_of(system: str, case_id: str, attempt: int, error: float, track: str = "dolfinx") -> dict:
+    return {"case_id": case_id, "track": track, "system": system, "attempt": attempt, "stage": "F-Acc",
+            "error": error, "runtime": None, "stderr_tail": "", "paths": {},
+            "failure": {"category": "accuracy", "message": ""}}
+
+
+def test_feedback_from_a_file_of_several_systems_needs_system(tmp_path: Path) -> None:
+    """A verdict file of three systems gave the first one's feedback silently: now ``--system``
+    names the one, and without it the prompt is refused, naming the systems the file holds."""
+    from typer.testing import CliRunner
+
+    from casekit.cli import app
+
+    case_id = spec_and_hidden(CASES[0])[1].id
+    errors = {"sys_a": 0.0111, "sys_b": 0.0222, "sys_c": 0.0333}
+    verdicts = tmp_path / "verdicts.jsonl"
+    verdicts.write_text("".join(json.dumps(_verdict_of(s, case_id, 1, e)) + "\n" for s, e in errors.items()))
+    (tmp_path / "solver.py").write_text("pass\n")
+    base = ["prompt", str(CASES[0]), "--tier", "feedback", "--verdict", str(verdicts), "--code",
+            str(tmp_path / "solver.py")]
+    runner = CliRunner()
+    r = runner.invoke(app, base)
+    assert r.exit_code == 2
+    assert "3 systems" in r.output and all(s in r.output for s in errors) and "--system" in r.output
+    for system, error in errors.items():
+        r = runner.invoke(app, [*base, "--system", system])
+        assert r.exit_code == 0, r.output
+        assert f"{error:.3e}" in r.output and all(f"{e:.3e}" not in r.output for e in errors.values() if e != error)
+    r = runner.invoke(app, [*base, "--system", "nobody"])
+    assert r.exit_code == 2 and "nobody" in r.output and "sys_a" in r.output
+    verdicts.write_text(json.dumps(_verdict_of("sys_b", case_id, 1, 0.0222)) + "\n")
+    r = runner.invoke(app, base)  # one system: no --system needed
+    assert r.exit_code == 0 and "2.220e-02" in r.output
+
+
+@settings(deadline=None)
+@given(rows=st.lists(st.tuples(st.sampled_from(["a", "b", "c"]), st.integers(1, 3), st.sampled_from(["x", "y"]),
+                               st.sampled_from(["dolfinx", "dealii"])), min_size=1, max_size=12),
+       system=st.sampled_from(["a", "b", "c"]))
+def test_the_previous_verdict_is_the_named_systems_last_attempt(rows: list[tuple[str, int, str, str]],
+                                                                 system: str) -> None:
+    from casekit.errors import UsageError
+    from casekit.prompts import previous_verdict
+
+    verdicts = [{**_verdict_of(s, c, n, 0.0, t), "line": i} for i, (s, n, c, t) in enumerate(rows)]
+    mine = [v for v in verdicts if v["case_id"] == "x" and v["track"] == "dolfinx" and v["system"] == system]
+    if mine:
+        got = previous_verdict(verdicts, "x", "dolfinx", system)
+        best = max(v["attempt"] for v in mine)
+        assert got == [v for v in mine if v["attempt"] == best][-1]  # the last line of the last attempt
+    else:
+        with pytest.raises(UsageError):
+            previous_verdict(verdicts, "x", "dolfinx", system)
+    systems = {v["system"] for v in verdicts if v["case_id"] == "x" and v["track"] == "dolfinx"}
+    if len(systems) > 1:
+        with pytest.raises(UsageError, match="systems"):
+            previous_verdict(verdicts, "x", "dolfinx")

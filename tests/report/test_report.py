@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
@@ -125,3 +125,82 @@ def test_labels_are_drawn_as_written_never_as_mathtext(name: str, tmp_path: Path
     r = CliRunner().invoke(app, ["report", str(d), "--html", str(tmp_path / "html")])
     assert r.exit_code == 0, r.output
     assert all((tmp_path / "html" / f).stat().st_size for f in ("pass_rate_by_family.png", "failure_stages.png"))
+
+
+def _write_eval(d: Path, verdicts: list[dict]) -> Path:
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "verdicts.jsonl").write_text("".join(json.dumps(v) + "\n" for v in verdicts))
+    return d
+
+
+def _three_cases(system: str, stages: str = "PPF", track: str = "dolfinx") -> list[dict]:
+    return [{**verdict(system, i, "Pass" if s == "P" else "F-Acc"), "track": track} for i, s in enumerate(stages)]
+
+
+def test_the_same_verdicts_file_twice_is_refused(tmp_path: Path) -> None:
+    """``report eval eval`` counted every verdict twice (6/6 on a 3-case set): however the file is
+    named again -- the directory, the file in it, another spelling, a link -- it is refused."""
+    d = _write_eval(tmp_path / "eval", _three_cases("agent", "PPP"))
+    (tmp_path / "link").symlink_to(d)
+    runner = CliRunner()
+    for again in (d, d / "verdicts.jsonl", tmp_path / "eval" / ".." / "eval", tmp_path / "link"):
+        r = runner.invoke(app, ["report", str(d), str(again), "--json"])
+        assert r.exit_code == 2, r.output
+        assert "same verdicts file" in r.output and "count twice" in r.output
+    once = runner.invoke(app, ["report", str(d), "--json"])
+    assert once.exit_code == 0 and json.loads(once.stdout)["n_verdicts"] == 3
+
+
+def test_a_rescored_verdict_counts_once_the_last_line_wins(tmp_path: Path) -> None:
+    """A resumed evaluation appends a verdict scored again after the one it replaces."""
+    first = _three_cases("agent", "PPP")
+    d = _write_eval(tmp_path / "eval", [*first, {**first[0], "stage": "F-Acc", "passed": False,
+                                                  "failure": {"category": "accuracy", "message": "m"}}])
+    r = CliRunner().invoke(app, ["report", str(d), "--json"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    assert data["n_verdicts"] == 3
+    assert data["sections"][0]["rows"][0]["cells"][0]["k"] == 2
+
+
+def test_systems_of_two_directories_with_one_name_are_kept_apart(tmp_path: Path) -> None:
+    """``report runs1/eval runs2/eval`` where both evaluated a system called ``agent`` on the same
+    track: two evaluations, reported as two systems named by their paths, never merged."""
+    a = _write_eval(tmp_path / "runs1" / "eval", _three_cases("agent", "PPP"))
+    b = _write_eval(tmp_path / "runs2" / "eval", _three_cases("agent", "FFF"))
+    r = CliRunner().invoke(app, ["report", str(a), str(b), "--json"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    assert data["systems"] == ["agent (runs1/eval)", "agent (runs2/eval)"]
+    cells = data["sections"][0]["rows"][0]["cells"]
+    assert [(c["k"], c["n"]) for c in cells] == [(3, 3), (0, 3)]
+    assert "reported apart" in r.stderr
+
+
+def test_one_system_evaluated_track_by_track_stays_one(tmp_path: Path) -> None:
+    a = _write_eval(tmp_path / "dolfinx" / "eval", _three_cases("agent", "PPP", track="dolfinx"))
+    b = _write_eval(tmp_path / "dealii" / "eval", _three_cases("agent", "FFF", track="dealii"))
+    r = CliRunner().invoke(app, ["report", str(a), str(b), "--json"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    assert data["systems"] == ["agent"] and data["n_verdicts"] == 6
+
+
+@settings(deadline=None, max_examples=40)  # files on a loaded disk: no per-example time limit
+@given(dirs=st.lists(st.lists(st.sampled_from(["eval", "a", "b", "runs"]), min_size=1, max_size=3),
+                     min_size=2, max_size=4, unique_by=tuple))
+def test_clashing_systems_get_distinct_names_and_keep_their_counts(dirs: list[list[str]]) -> None:
+    """Whatever the directories' names, each evaluation of ``agent`` is its own system with its
+    own verdicts (one evaluation directory may even hold another)."""
+    import tempfile
+
+    from casekit.report.sources import read_verdicts, verdict_files
+
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = [_write_eval(Path(tmp).joinpath(*d), _three_cases("agent", "PPF"[: i % 3 + 1]))
+                 for i, d in enumerate(dirs)]
+        rows, notes = read_verdicts(verdict_files(paths))
+    names = sorted({v["system"] for v in rows})
+    assert len(names) == len(dirs) and len(notes) == 1
+    counts = sorted(sum(v["system"] == n for v in rows) for n in names)
+    assert counts == sorted(i % 3 + 1 for i in range(len(dirs)))
