@@ -30,11 +30,12 @@ from casekit import leak
 from casekit.domains import Domain, resolve
 from casekit.domains.geometry import LineCarrier
 from casekit.errors import CasekitError, Problem
-from casekit.expr import COORDS, ExpressionError, T, as_expr, exact, hygiene, param_symbol, to_text
+from casekit.expr import COORDS, ExpressionError, T, as_expr, exact, hygiene, param_symbol, size, to_text
 from casekit.expr.hygiene import Sampler
+from casekit.expr.size import TooLarge
 from casekit.families import FAMILIES, Family, Output
 from casekit.families.calculus import coords, lap
-from casekit.grid import Grid
+from casekit.grid import MAX_POINTS_TEXT, Grid, too_many_points
 from casekit.model.source import CaseSource, TargetSource, TimeInterval
 from casekit.thresholds import evaluation_config
 
@@ -347,6 +348,10 @@ class _Deriver:
             self.fail("/eval_grid/nz", "nz is required for 3-D domains and not allowed for 2-D ones",
                       check="grid")
             return None
+        refused = too_many_points(g.nx, g.ny, g.nz)
+        if refused is not None:
+            self.fail("/eval_grid", refused, MAX_POINTS_TEXT, check="grid")
+            return None
         bbox = tuple(g.bbox) if g.bbox is not None else domain.bbox()
         if len(bbox) != 2 * domain.dim:
             self.fail("/eval_grid/bbox", f"bbox needs {2 * domain.dim} numbers for a "
@@ -559,14 +564,15 @@ def _in_range(p: Any, v: float) -> bool:
     return not (p.maximum is not None and v > p.maximum)
 
 
-def tidy(e: Any) -> Any:
-    """A readable but exact form of a derived expression."""
+def tidy(e: Any, what: str = "a derived expression") -> Any:
+    """A readable but exact form of a derived expression; raises :class:`TooLarge`
+    naming ``what`` when its expansion would be too large to print (``casekit.expr.size``)."""
     if isinstance(e, tuple):
-        return tuple(tidy(c) for c in e)
-    # products expanded (exp(a + b) and log(a*b) kept whole), whatever the size: an unexpanded
-    # product can spell out the hidden solution (the convective term (u . grad) u of Navier-Stokes
-    # carried the velocity verbatim; the validator's leak.text check)
-    e = sp.expand(sp.sympify(e), power_exp=False, log=False)
+        return tuple(tidy(c, what) for c in e)
+    # products expanded (exp(a + b) and log(a*b) kept whole): an unexpanded product can spell out
+    # the hidden solution (the convective term (u . grad) u of Navier-Stokes carried the velocity
+    # verbatim; the validator's leak.text check); refused before expanding when too large
+    e = size.expand(e, what)
     # a time-dependent expression is never factored: a common time factor pulled out ((...)*exp(-5*t))
     # prints the time behaviour apart from the spatial shape, more than the derivation requires
     return e if T in e.free_symbols else sp.factor_terms(e)
@@ -597,11 +603,22 @@ def build_case_spec(d: Derived) -> dict[str, Any]:
     family, params = d.family, d.source.pde.params or {}
     sampler = _sampler(d)
 
-    def derived_text(what: str, v: Any, simplify: bool = True, typed: Any = None) -> Any:
+    def derived_text(what: str, v: Any, simplify: bool = True, typed: Any = None, name: str | None = None) -> Any:
         # typed data stay exactly as the author typed them (validation reports what is wrong)
         if what in d.typed:
             return typed if typed is not None else _text(v)
-        return _text(tidy(v) if simplify else v, sampler)
+        label = {"forcing": f"the forcing {name}", "initial": f"the initial data {name}"}.get(
+            what, f"the {name or 'boundary'} data on {what.removeprefix('boundary/')}") + " derived from the solution"
+        try:  # bounded before any expansion or printing
+            v = tidy(v, label) if simplify else v
+            for c in v if isinstance(v, tuple) else (v,):
+                size.check_printable(c, label)
+        except TooLarge as exc:  # named by the field the author wrote
+            unknowns = list(d.solution or {})
+            pointer = "/manufactured_solution" + (f"/{unknowns[0]}" if len(unknowns) == 1 else "")
+            raise CasekitError(exc.message, pointer, d.case_id, valid=exc.valid, problems=[Problem(
+                exc.message, pointer, d.case_id, valid=exc.valid, check="size")]) from None
+        return _text(v, sampler)
 
     pde: dict[str, Any] = {"type": family.name, "params": {}}
     for p in family.params:
@@ -610,7 +627,7 @@ def build_case_spec(d: Derived) -> dict[str, Any]:
         v = params[p.name]
         pde["params"][p.name] = _text(d.params[p.name], sampler) if isinstance(v, str) else v
     given = d.source.pde.forcing or {}
-    pde["forcing"] = {k: derived_text("forcing", v, typed=given.get(k)) for k, v in d.forcing.items()}
+    pde["forcing"] = {k: derived_text("forcing", v, typed=given.get(k), name=k) for k, v in d.forcing.items()}
     if d.time is not None:
         pde["time"] = d.time.to_dict()
     bc: dict[str, list] = {}
@@ -623,10 +640,11 @@ def build_case_spec(d: Derived) -> dict[str, Any]:
         # warped data stay factored: expanding a product of level sets cancels catastrophically
         simplify = b.method != "warp"
         src_bc = d.source.boundary.get(b.tag)
-        entry["value"] = derived_text(f"boundary/{b.tag}", b.value, simplify, getattr(src_bc, "value", None))
+        entry["value"] = derived_text(f"boundary/{b.tag}", b.value, simplify, getattr(src_bc, "value", None),
+                                      name=b.kind)
         if b.laplacian is not None:
             entry["laplacian"] = derived_text(f"boundary/{b.tag}", b.laplacian, simplify,
-                                              getattr(src_bc, "laplacian", None))
+                                              getattr(src_bc, "laplacian", None), name="laplacian")
         bc.setdefault(b.kind, []).append(entry)
     periodic = [p for p in d.domain.geometry.periodic
                 if any(b.kind == "periodic" and b.tag == p.source for b in d.boundary)]
@@ -637,7 +655,7 @@ def build_case_spec(d: Derived) -> dict[str, Any]:
         k: bc[k] for k in ("dirichlet", "neumann", "robin", "periodic") if k in bc}}
     if d.initial:
         given_ic = d.source.initial or {}
-        spec["ic"] = {k: derived_text("initial", v, typed=given_ic.get(k)) for k, v in d.initial.items()}
+        spec["ic"] = {k: derived_text("initial", v, typed=given_ic.get(k), name=k) for k, v in d.initial.items()}
     spec["eval_grid"] = d.grid.spec()
     output: dict[str, Any] = {"format": "npz", "field": d.output.name}
     comps = d.output.components(d.dim)

@@ -12,6 +12,24 @@ from typing import Any
 
 import numpy as np
 
+#: most points of an evaluation grid: 512 x 512 in 2-D, 64 x 64 x 64 in 3-D (the committed cases
+#: use at most 176 x 176 and 25 x 25 x 25).  One field on it is 2 MiB of doubles; the validator,
+#: the build and the evaluator hold a few such arrays per case and evaluate every expression on
+#: the points inside, so the bound keeps a case within seconds and tens of MB (a 2000 x 2000 grid
+#: took a minute and 4 GB to validate)
+MAX_POINTS = 512 * 512
+#: the bound in words, for messages
+MAX_POINTS_TEXT = "at most 512 x 512 points in 2-D, 64 x 64 x 64 in 3-D"
+
+
+def too_many_points(nx: int, ny: int, nz: int | None = None) -> str | None:
+    """Why a grid of this size is refused (None when it is not): the message names the size."""
+    n = nx * ny * (nz or 1)
+    if n <= MAX_POINTS:
+        return None
+    shape = f"{nx} x {ny}" + (f" x {nz}" if nz is not None else "")
+    return f"the evaluation grid has {n} points ({shape}), more than the {MAX_POINTS} allowed"
+
 
 @dataclass(frozen=True)
 class Grid:

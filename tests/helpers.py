@@ -72,3 +72,20 @@ def build_source(family: str, domain: str, levels: dict[str, str], seed: int, ca
     if case_id:
         source["id"] = case_id
     return source
+
+
+def hostile_sources() -> dict[str, str]:
+    """The three hostile case sources of issue 27 as YAML text, by name: a manufactured solution
+    whose forcing expands past any printable size, a 2000 x 2000 evaluation grid, and a 5000-digit
+    integer.  Each must be refused with one line, exit status 1, in seconds and bounded memory."""
+    import yaml
+
+    def source(name: str, **changes: Any) -> str:
+        return yaml.safe_dump(poisson(id=f"poisson_{name}", **changes))
+
+    return {
+        "power_9": source("power_9", manufactured_solution={
+            "u": "(sin(pi*x) + sin(2*pi*y) + cos(3*pi*x*y) + x**2)**9"}),
+        "grid_2000": source("grid_2000", eval_grid={"nx": 2000, "ny": 2000}),
+        "integer_5000": source("integer_5000").replace("nx: 33", "nx: " + "9" * 5000),
+    }

@@ -10,7 +10,7 @@ from casekit import yamlio
 from casekit.authoring.builder import build_source, design_levels
 from casekit.authoring.design import DesignPoint
 from casekit.errors import CasekitError, Problem
-from casekit.families import FAMILIES
+from casekit.families import FAMILIES, Family
 from casekit.ids import public_id
 from casekit.jsonio import atomic_write_text
 from casekit.model.source import CaseSource
@@ -38,6 +38,7 @@ def make_case(family: str, domain: str, levels: dict[str, str], seed: int, salt:
     rejected: list[tuple[int, list[Problem]]] = []
     fam = FAMILIES.get(family)
     levels = design_levels(fam, levels)
+    _targets_apply(fam, domain, targets)
     base_id = None
     for k in range(RETRIES + 1):
         s = seed + 1000 * k
@@ -51,9 +52,26 @@ def make_case(family: str, domain: str, levels: dict[str, str], seed: int, salt:
         if not problems:
             return NewCase(source, s, rejected)
         rejected.append((s, problems))
+        if any(p.check == "size" for p in problems):
+            break  # derived data beyond the size bounds: the next seeds draw the same shapes
+    last = rejected[-1][1]
     raise CasekitError(
-        f"no valid {family} case on {domain} with {levels} after {RETRIES + 1} draws",
-        problems=rejected[-1][1])
+        f"no valid {family} case on {domain} with {levels} after {len(rejected)} draw(s); the last one: "
+        f"{last[0].render()}", problems=last)
+
+
+def _targets_apply(family: Family, domain: str, kinds: tuple[str, ...]) -> None:
+    """Refuse, before any draw, a target kind that no case of this family and domain can ask for
+    (a boundary flux of linear elasticity): every draw would be rejected for it."""
+    from casekit.domains import resolve
+    from casekit.targets import TARGET_KINDS
+
+    if not kinds:
+        return
+    dim = resolve(domain).dim
+    for kind in kinds:
+        for issue in TARGET_KINDS.get(kind).unavailable(family, dim):
+            raise CasekitError(f"--targets {kind}: {issue.message} (on {domain}, {dim}-D)", valid=issue.valid)
 
 
 def feasible(family: str) -> Any:

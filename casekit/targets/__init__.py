@@ -26,6 +26,7 @@ from casekit.solvers.targets import TARGETS_FILE
 if TYPE_CHECKING:
     from casekit.derive import Derived
     from casekit.domains import Domain
+    from casekit.families import Family
     from casekit.model.source import TargetSource
     from casekit.targets.quadrature import PointFn
 
@@ -121,9 +122,14 @@ class TargetKind:
     #: what the kind is, for listings
     doc: ClassVar[str] = ""
 
+    def unavailable(self, family: Family, dim: int) -> list[Issue]:
+        """Why no target of this kind can be asked of a ``dim``-D case of ``family`` (empty when
+        one can): part of :meth:`check`, and what ``casekit new --targets`` asks before drawing."""
+        return []
+
     def check(self, t: TargetSource, ctx: Context) -> list[Issue]:
         """Problems of a target's fields on this case (beyond the schema)."""
-        issues: list[Issue] = []
+        issues: list[Issue] = self.unavailable(ctx.d.family, ctx.dim)
         for f in ("of", "boundary", "at"):
             if getattr(t, f) is not None and f not in (*self.required, *self.optional):
                 issues.append(Issue(f, f"a {self.name} target takes no {f!r}",

@@ -166,11 +166,13 @@ def residual(view: CaseView, s: Settings) -> list[Problem]:
         worst = max(_rel(_values(value, pts, t, view.dim), _values(stated[name], pts, t, view.dim))
                     for t in _times(view))
         identical = worst <= DOUBLE_PRECISION or all(
-            _exactly_zero(sp.sympify(a) - b) for a, b in zip(_components(value), _components(stated[name]), strict=True))
+            _exactly_zero(sp.sympify(a) - b)
+            for a, b in zip(_components(value), _components(stated[name]), strict=True))
         if identical and worst > s.rounding_tol:
             problems.append(view.problem(
-                ptr, f"the stated forcing is exact but cancels in double precision (relative rounding {worst:.2e}, "
-                f"at most {s.rounding_tol:g})", "residual", "a better-conditioned solution (smaller polynomial degree)"))
+                ptr, f"the stated forcing is exact but cancels in double precision (relative rounding "
+                f"{worst:.2e}, at most {s.rounding_tol:g})", "residual",
+                "a better-conditioned solution (smaller polynomial degree)"))
         elif not identical and worst > s.residual_tol:
             problems.append(view.problem(
                 ptr, f"the stated forcing does not satisfy the {view.dim}-D {view.family.name} "
@@ -492,7 +494,12 @@ def _claim(view: CaseView, seen: dict[str, str], tag: str, pointer: str, problem
 
 
 def _grid_covers(view: CaseView) -> list[Problem]:
+    from casekit.grid import MAX_POINTS_TEXT, too_many_points
+
     g = view.spec["eval_grid"]
+    refused = too_many_points(g["nx"], g["ny"], g.get("nz"))
+    if refused is not None:  # before any point is made
+        return [view.problem("/eval_grid", refused, "grid", MAX_POINTS_TEXT)]
     if ("nz" in g) != (view.dim == 3):
         return [view.problem("/eval_grid/nz", "nz is required for 3-D domains and not allowed for "
                              "2-D ones", "grid")]

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from casekit.errors import CasekitError
 from casekit.expr import as_expr
 from casekit.yamlio import loads
-from tests.helpers import poisson
+from tests.helpers import hostile_sources, poisson
 
 HOSTILE_EXPRESSIONS = {
     "huge_literal": "1e308*x*1e308",
@@ -98,6 +98,37 @@ def test_the_cli_answers_hostile_sources_with_one_line(tmp_path: Path, command: 
         assert code in (1, 2), (name, out[-2000:])
         assert "Traceback" not in out, (name, out[-3000:])
         assert seconds < 60, (name, seconds)
+
+
+@pytest.mark.parametrize(("name", "words"), [
+    ("power_9", "/manufactured_solution/u: the forcing f derived from the solution is too large"),
+    ("grid_2000", "/eval_grid: the evaluation grid has 4000000 points"),
+    ("integer_5000", "a number too long to read"),
+])
+def test_the_three_hostile_sources_of_issue_27_get_one_line_in_bounded_time_and_memory(
+        tmp_path: Path, name: str, words: str) -> None:
+    """``casekit validate`` under a 2 GiB address-space limit: exit 1 and one line naming the case
+    and the field.  Before: the power took 45 s and the grid validated as clean (62 s, 4 GB).  The
+    CPU-time bound only guards against a hang (``benchmarks/bench_hostile.py`` prints the times)."""
+    path = tmp_path / "cases" / "poisson" / f"poisson_{name}.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text(hostile_sources()[name])
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    r = subprocess.run([sys.executable, "-m", "casekit.cli", "validate", str(path)], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=120, preexec_fn=limit)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    out = r.stdout + r.stderr
+    assert after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime < 20  # CPU seconds: load-independent
+    assert r.returncode == 1, out[-3000:]
+    assert "Traceback" not in out and "MemoryError" not in out, out[-3000:]
+    found = [line for line in out.splitlines() if line.startswith(str(path))]
+    assert len(found) == 1 and words in found[0], out[-3000:]
+    if name != "integer_5000":  # unreadable YAML has no case id yet
+        assert f"poisson_{name}: /" in found[0]
 
 
 def test_import_of_hostile_records_is_refused_record_by_record(tmp_path: Path) -> None:

@@ -181,6 +181,61 @@ def test_authoring_writes_a_target_case_that_validates() -> None:
     assert check_source(src) == []
 
 
+@pytest.mark.parametrize(("family", "domain", "reason"), [
+    ("linear_elasticity", "unit_square", "has no scalar normal flux"),
+    ("stokes", "circle", "has no scalar normal flux"),
+    ("poisson", "unit_cube", "computed on 2-D domains"),
+])
+def test_new_refuses_a_target_kind_the_family_cannot_ask_before_drawing(
+        family: str, domain: str, reason: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``casekit new --targets boundary_flux`` on elasticity said only "no valid ... after 7
+    draws" (issue 27): the reason is given at once, and no solution is drawn."""
+    from casekit.authoring import new
+    from casekit.errors import CasekitError
+
+    def no_draw(*args: object, **kwargs: object) -> dict:
+        raise AssertionError("drew a solution")
+
+    monkeypatch.setattr(new, "build_source", no_draw)
+    with pytest.raises(CasekitError) as info:
+        new.make_case(family, domain, {}, 7, targets=("mean", "boundary_flux"))
+    assert "--targets boundary_flux" in info.value.message and reason in info.value.message
+    assert info.value.valid and "\n" not in str(info.value)
+
+
+def test_new_gives_the_reason_of_the_last_rejected_draw(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CLI prints the message and the problems after the first: the first problem of the last
+    draw (often the only one) was dropped; the message carries it."""
+    import casekit.validate
+    from casekit.authoring import new
+    from casekit.errors import CasekitError, Problem
+
+    monkeypatch.setattr(new, "build_source", lambda *a, **k: {"id": "poisson_x"})
+    monkeypatch.setattr(casekit.validate, "check_source",
+                        lambda src: [Problem("the one reason", "/targets/0/kind", src["id"], check="targets")])
+    with pytest.raises(CasekitError) as info:
+        new.make_case("poisson", "unit_square", {}, 7)
+    assert "after 7 draw(s)" in info.value.message and "the one reason" in info.value.message
+    assert "/targets/0/kind" in info.value.message
+
+
+def test_new_stops_at_the_first_draw_whose_derived_data_are_too_large(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A biharmonic draw on the gear (laplacian data too long to print) was retried six times,
+    minutes each: the next seeds draw the same shapes."""
+    import casekit.validate
+    from casekit.authoring import new
+    from casekit.errors import CasekitError, Problem
+
+    draws = []
+    monkeypatch.setattr(new, "build_source", lambda *a, **k: draws.append(a) or {"id": "biharmonic_x"})
+    monkeypatch.setattr(casekit.validate, "check_source", lambda src: [
+        Problem("the laplacian data on boundary derived from the solution is too long to print",
+                "/manufactured_solution/u", src["id"], check="size")])
+    with pytest.raises(CasekitError, match=r"after 1 draw.*too long to print"):
+        new.make_case("biharmonic", "gear", {}, 0)
+    assert len(draws) == 1
+
+
 # --------------------------------------------------------------------------- artifacts, gates
 SPEC = {"targets": [{"name": "a", "kind": "mean"}, {"name": "b", "kind": "max"}]}
 

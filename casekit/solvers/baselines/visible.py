@@ -222,7 +222,7 @@ def term_exprs(values: list[Any], dim: int) -> list[tuple[str, Any]]:
     import sympy as sp
 
     from casekit.expr import to_text
-    from casekit.expr.size import ExpansionTooLarge, expand
+    from casekit.expr.size import TooLarge, expand
 
     found: dict[str, Any] = {}
     for value in values:
@@ -231,7 +231,7 @@ def term_exprs(values: list[Any], dim: int) -> list[tuple[str, Any]]:
             continue
         try:
             expanded = expand(e)
-        except ExpansionTooLarge:  # used as given only
+        except TooLarge:  # used as given only
             continue
         for term in sp.Add.make_args(expanded)[:MAX_TERMS]:
             _, rest = term.as_coeff_Mul()

@@ -12,6 +12,7 @@ import sympy as sp
 from casekit.domains import Domain
 from casekit.errors import CasekitError
 from casekit.expr import exact, to_text
+from casekit.families import Family
 from casekit.families.calculus import grad
 from casekit.model.source import TargetSource
 from casekit.targets import Context, Exact, Issue, TargetKind, register
@@ -25,17 +26,20 @@ class BoundaryFlux(TargetKind):
     doc = ("the integral over a Dirichlet boundary part of the outward normal flux c grad(u) . n of a scalar "
            "family (c: kappa, epsilon, ...), on 2-D domains")
 
-    def check(self, t: TargetSource, ctx: Context) -> list[Issue]:
-        issues = super().check(t, ctx)
-        family = ctx.d.family
+    def unavailable(self, family: Family, dim: int) -> list[Issue]:
+        issues = []
         if family.flux_coefficient is None:
             from casekit.families import FAMILIES
 
             ok = [n for n, f in FAMILIES.items() if f.flux_coefficient is not None]
             issues.append(Issue("kind", f"family {family.name!r} has no scalar normal flux c grad(u) . n",
                                 f"families {', '.join(ok)} (or kinds mean, point, max)"))
-        if ctx.dim != 2:
+        if dim != 2:
             issues.append(Issue("kind", "boundary fluxes are computed on 2-D domains", "a 2-D domain template"))
+        return issues
+
+    def check(self, t: TargetSource, ctx: Context) -> list[Issue]:
+        issues = super().check(t, ctx)
         if t.boundary is not None:
             dirichlet = [tag for tag, b in ctx.d.source.boundary.items() if b.kind == "dirichlet"]
             if t.boundary not in ctx.domain.tags():
