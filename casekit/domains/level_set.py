@@ -211,7 +211,7 @@ def _power_of_two(v: float) -> sp.Expr:
     """The power of two nearest ``v`` (within a factor sqrt 2): a scale that adds no digits to the
     coefficients of the bubble's powers (a 3-digit scale cubed printed as a rounded float, and the
     rounding, amplified by the cancellation in an expanded product, failed the residual check)."""
-    return sp.Integer(2) ** int(round(float(np.log2(v))))
+    return sp.Integer(2) ** round(float(np.log2(v)))
 
 
 def interior_samples(domain: Domain) -> np.ndarray:

@@ -66,7 +66,8 @@ INVERTIBLE: dict[str, dict[str, Any]] = {
     # value to fit, the fluxes weigh the terms
     "flux_terms": poisson(manufactured_solution={"u": "x*sin(2*y) + 3*y*exp(x) + 1/2"},
                           pde={"params": {"kappa": 2.5}},
-                          boundary=dict.fromkeys(("left", "right", "top", "bottom"), {"kind": "robin", "alpha": 2.0})),
+                          boundary={tag: {"kind": "robin", "alpha": 2.0}
+                                    for tag in ("left", "right", "top", "bottom")}),
     # a product of two atoms the forcing prints, with a number no scaling reads off
     "atom_pairs": poisson(manufactured_solution={"u": "3*sin(pi*x)*cos(2*y) + exp(x/2)*sin(pi*x)"},
                           boundary=dict.fromkeys(("left", "right", "top", "bottom"), "dirichlet")),
