@@ -43,7 +43,7 @@ def _run(code: str, cwd: Path, timeout: float = 600) -> subprocess.CompletedProc
 @pytest.mark.dolfinx
 def test_periodic_case_agrees_with_dolfinx_and_the_calibration_passes(tmp_path: Path) -> None:
     src = build_source("heat", "periodic_square", {"bc": "robin", "coefficient": "variable"}, 5)
-    path = coarse_case(tmp_path, src, ["dolfinx", "numpy"], 36)
+    path = coarse_case(tmp_path, src, ["dolfinx", "numpy"], 44)
     for name in ("dolfinx", "numpy"):
         [o] = build([path], BuildOptions(tmp_path / "build", name, repeats=1, limits=Limits(timeout_sec=600)))
         assert o.status == "built", o.reason
