@@ -14,7 +14,11 @@ from casekit.errors import UsageError
 
 @app.command()
 def evaluate(
-    cases: Path = typer.Option(..., "--cases", help="A build directory or a packaged dataset."),
+    cases: Path = typer.Option(None, "--cases", help="A build directory or a packaged dataset."),
+    release: Path = typer.Option(None, "--release", help="A release directory (releases/<name>/<version>), "
+                                 "verified first; nothing needs to be built: records, thresholds and "
+                                 "numerical references come from it, manufactured references are sampled "
+                                 "from the hidden solutions at evaluation."),
     submissions: list[Path] = typer.Option(..., "--submissions", help="DIR/<case_id>/solver.py (or "
                                            "DIR/<case_id>/attempt_<n>/solver.py); repeat for several systems."),
     track: str = typer.Option("dolfinx", "--track", "-t", help="Track the submissions are written for."),
@@ -43,9 +47,11 @@ def evaluate(
     run's artifacts, and apply the staged gates: F-Exec -> F-Acc -> F-Time -> Pass."""
     from casekit.evaluate.run import EvalOptions
     from casekit.evaluate.run import evaluate as run_evaluate
-    from casekit.evaluate.store import open_store
     from casekit.runner.base import RUNNERS
 
+    if (cases is None) == (release is None):
+        raise UsageError("name the cases to evaluate against: one of --cases and --release",
+                         valid="--cases BUILD_OR_DATASET, or --release releases/<name>/<version>")
     if repeats < 1 or jobs < 1:
         raise UsageError("--repeats and --jobs must be at least 1")
     resolutions: tuple[int, ...] = ()
@@ -61,7 +67,7 @@ def evaluate(
     usable, reason = RUNNERS.get(runner).available()
     if not usable:
         raise UsageError(f"the {runner} runner is not usable here: {reason}", valid="casekit env check")
-    store = open_store(cases, track)
+    store = _store(cases, release, track)
     opts = EvalOptions(store, submissions, out, track, system, repeats, jobs, runner=runner, memory_mb=memory_mb,
                        timing=timing, timing_file=timing_file,
                        executor=executor_options(executor, scheduler, jobs), convergence=resolutions)
@@ -89,6 +95,30 @@ def evaluate(
     console.print(table)
     passed = sum(v["passed"] for v in verdicts)
     console.print(f"{passed}/{len(verdicts)} passed; verdicts in {out / 'verdicts.jsonl'}", markup=False)
+
+
+def _store(cases: Path | None, release: Path | None, track: str):  # type: ignore[no-untyped-def]
+    """The cases to evaluate against: a build or dataset (``--cases``), or a release
+    (``--release``: verified first; says where its references come from and their size)."""
+    from casekit.evaluate.store import open_release, open_store
+    from casekit.tracks import TRACKS
+
+    TRACKS.get(track)  # an unknown track name is refused with the valid ones
+    if release is None:
+        assert cases is not None
+        return open_store(cases, track)
+    store = open_release(release, track)
+    sampled, shipped, size = store.shipped_references()
+    manifest = store.manifest or {}
+    console_err.print(f"release {manifest.get('name')} {manifest.get('version')} verified: {len(store.records)} "
+                      f"case(s) on {track}; {sampled} manufactured reference(s) sampled from their solutions, "
+                      f"{shipped} numerical reference(s) shipped compressed ({_size(size)})",
+                      markup=False, highlight=False)
+    return store
+
+
+def _size(n: int) -> str:
+    return f"{n} bytes" if n < 10_000 else f"{n / 1e3:.1f} kB" if n < 10_000_000 else f"{n / 1e6:.1f} MB"
 
 
 @app.command("calibrate-timing")

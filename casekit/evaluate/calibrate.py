@@ -23,7 +23,6 @@ from casekit.evaluate.verdicts import RunScorer, grid_mask
 from casekit.execution import execute
 from casekit.jsonio import atomic_write_text, dumps
 from casekit.runner.limits import Limits
-from casekit.scoring.artifacts import load_reference
 from casekit.tracks import TRACKS
 
 FORMAT = "casekit-timing/1"
@@ -41,7 +40,7 @@ def calibrate_timing(store: CaseStore, track_name: str, out: Path, *, repeats: i
     for case_id, record in sorted(store.records.items()):
         spec = record["case_spec"]
         files = track.calibration_submission(calibration_settings(record), spec)
-        scorer = RunScorer(spec, load_reference(store.reference(case_id), spec), grid_mask(spec))
+        scorer = RunScorer(spec, store.reference(case_id).load(spec), grid_mask(spec))
         limits = Limits(timeout_sec=float(record["evaluation_config"]["timeout_sec"]))
         with tempfile.TemporaryDirectory(prefix="casekit-timing-") as tmp:
             ex = execute(track, files, spec, Path(tmp) / "a", repeats=repeats, limits=limits, runner=runner,

@@ -31,6 +31,7 @@ from casekit.build.machine import machine_label as machine
 from casekit.errors import CasekitError
 from casekit.evaluate.baselines import calibration_settings
 from casekit.evaluate.convergence import self_convergence
+from casekit.evaluate.references import Reference
 from casekit.evaluate.verdicts import RunScorer, Timing, exact_targets, grid_mask, verdict
 from casekit.execution import Execution, Failure, Planned, PrepareError, keep, run_label, run_once, run_series
 from casekit.runner.base import RunResult
@@ -56,7 +57,9 @@ class Attempt:
 @dataclass
 class CaseBatch:
     record: dict[str, Any]
-    reference: Path
+    #: the reference's file, or where it comes from (a packaged file checked against its sha256,
+    #: a manufactured solution sampled on the grid): loaded on the worker that scores the batch
+    reference: Path | Reference
     attempts: list[Attempt] = field(default_factory=list)
 
 
@@ -69,7 +72,8 @@ def evaluate_case(batch: CaseBatch, track: Track, *, repeats: int, limits: Limit
     record = batch.record
     spec = record["case_spec"]
     mask = grid_mask(spec)
-    reference = load_reference(batch.reference, spec)
+    reference = batch.reference.load(spec) if isinstance(batch.reference, Reference) else \
+        load_reference(batch.reference, spec)
     states: list[tuple[Attempt, Execution, RunScorer, dict[str, bytes | Path] | None]] = []
     with tempfile.TemporaryDirectory(prefix="casekit-eval-") as tmp:
         work = Path(tmp)

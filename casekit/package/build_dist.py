@@ -2,9 +2,12 @@
 
 Layout: ``cases.jsonl`` (evaluator records of the primary track; other tracks in
 ``tracks/<track>.jsonl``), ``agent.jsonl`` (agent views), ``prompts/<library>/<public id>.md``,
-``references/<id>.npz``, ``calibration/<track>/<id>.npz``, ``schemas/``, ``README.md`` (dataset
-card), ``croissant.json`` and ``manifest.json`` (sha256 and size of every other file).  The
-same build gives byte-identical output; the directory is written aside and swapped in whole.
+``references/<id>.npz`` (only for cases without a manufactured solution: a manufactured case's
+reference is its hidden solution, in its record, sampled on the grid at evaluation -- its
+``reference_path`` says so), ``calibration/<track>/<id>.npz``, ``schemas/``, ``README.md`` (dataset
+card), ``croissant.json`` and ``manifest.json`` (sha256 and size of every other file).  Array
+files are deflate-compressed.  The same build gives byte-identical output; the directory is
+written aside and swapped in whole.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from casekit.errors import CasekitError, UsageError
+from casekit.evaluate.references import MANUFACTURED_REFERENCE, read_arrays, write_compressed
 from casekit.jsonio import atomic_write_text, dumps, iter_jsonl, sha256_file, write_json
 from casekit.model.record import CaseRecord
 from casekit.package.card import card
@@ -32,9 +36,15 @@ def _records(build_dir: Path, track: str) -> list[dict[str, Any]]:
     return [rec for _, rec in iter_jsonl(path)]
 
 
+def manufactured(record: dict[str, Any]) -> bool:
+    """Whether the case's reference is its manufactured solution (sampled at evaluation, not shipped)."""
+    meta = record["evaluation_metadata"]
+    return meta.get("construction_method") == "manufactured" and bool(meta.get("manufactured_solution"))
+
+
 def _relocate(record: dict[str, Any], track: str) -> dict[str, Any]:
     meta = record["evaluation_metadata"]
-    meta["reference_path"] = f"references/{record['id']}.npz"
+    meta["reference_path"] = MANUFACTURED_REFERENCE if manufactured(record) else f"references/{record['id']}.npz"
     meta["calibration_path"] = f"calibration/{track}/{record['id']}.npz"
     return CaseRecord.from_dict(record).sealed().to_dict()
 
@@ -81,10 +91,12 @@ def _write(build_dir: Path, tracks: list[str], primary: str, root: Path, name: s
         for r in by_track[t]:
             if r["id"] in ids:
                 src = build_dir / t / r["id"] / "calibration.npz"
-                _copy(src, root / "calibration" / t / f"{r['id']}.npz")
+                _compress(src, root / "calibration" / t / f"{r['id']}.npz")
     agent = []
     for r in records:
-        _copy(build_dir / primary / r["id"] / "reference.npz", root / "references" / f"{r['id']}.npz")
+        if not manufactured(r):
+            _compress(build_dir / primary / r["id"] / "reference.npz",
+                      root / r["evaluation_metadata"]["reference_path"])
         for lib in sorted(set(r["supported_libraries"]) & set(tracks)):
             agent.append({"id": r["public_id"], "case_spec": r["case_spec"], "target_library": lib})
             if lib in libraries():  # agent-side files are named by the opaque public id
@@ -93,7 +105,10 @@ def _write(build_dir: Path, tracks: list[str], primary: str, root: Path, name: s
     for schema in sorted(schemas_dir().glob("*.schema.json")):
         _copy(schema, root / "schemas" / schema.name)
     packaged = {t: [r for r in by_track[t] if r["id"] in ids] for t in tracks}
-    atomic_write_text(root / "README.md", card(name, version, records, tracks, license_id, packaged, about))
+    data = ["cases.jsonl", "agent.jsonl", *(f"tracks/{t}.jsonl" for t in tracks[1:])]
+    atomic_write_text(root / "README.md", card(name, version, records, tracks, license_id, packaged, about,
+                                               references=reference_sizes(root, records), agent_rows=len(agent),
+                                               digests={p: sha256_file(root / p) for p in data}))
     families = family_counts(records)
     jsonl = {p: sha256_file(root / p) for p in ("cases.jsonl", "agent.jsonl")}
     counts = {t: family_counts(rs) for t, rs in packaged.items()}
@@ -102,6 +117,15 @@ def _write(build_dir: Path, tracks: list[str], primary: str, root: Path, name: s
         name, version, f"{name}: finite-element solver tasks for AI agents, built with casekit.", jsonl,
         {"families": families}, f"https://spdx.org/licenses/{license_id.upper()}.html", url, date, present))
     return {**write_manifest(root, name, version, tracks), "counts": counts}
+
+
+def reference_sizes(root: Path, records: list[dict[str, Any]]) -> dict[str, int]:
+    """What the dataset holds of its references: ``sampled`` (manufactured cases: none shipped),
+    ``shipped`` (numerical references), their compressed ``bytes`` and their ``raw_bytes``."""
+    shipped = [root / r["evaluation_metadata"]["reference_path"] for r in records if not manufactured(r)]
+    return {"sampled": len(records) - len(shipped), "shipped": len(shipped),
+            "bytes": sum(p.stat().st_size for p in shipped),
+            "raw_bytes": sum(a.nbytes for p in shipped for a in read_arrays(p).values())}
 
 
 def family_counts(records: list[dict[str, Any]]) -> dict[str, int]:
@@ -165,6 +189,14 @@ def arrays_digest(path: Path) -> str | None:
 
 def _jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
     atomic_write_text(path, "".join(dumps(r) + "\n" for r in rows))
+
+
+def _compress(src: Path, dest: Path) -> None:
+    """The arrays of the built ``.npz`` file ``src`` as a compressed, byte-reproducible ``dest``."""
+    if not src.is_file():
+        raise CasekitError("a built file is missing; rebuild the case", file=str(src))
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    write_compressed(dest, read_arrays(src))
 
 
 def _copy(src: Path, dest: Path) -> None:

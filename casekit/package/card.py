@@ -33,10 +33,85 @@ def family_table(by_track: dict[str, list[dict[str, Any]]]) -> str:
     return "\n".join(rows)
 
 
+#: the agent views' columns (``schemas/agent_view.schema.json``) as Hugging Face features
+AGENT_FEATURES: list[dict[str, Any]] = [{"name": "id", "dtype": "string"}, {"name": "case_spec", "dtype": "json"},
+                                        {"name": "target_library", "dtype": "string"}]
+
+
+def features(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Hugging Face ``datasets`` features of JSONL ``rows``, declared in the card so that
+    ``load_dataset`` never infers a type from the first part of a file: by column in order of
+    appearance, a column of strings is ``string``, of lists of strings a list of ``string``, and
+    anything else -- nested objects whose keys and value types differ from row to row (a
+    parameter that is a number here and an expression there) -- ``json`` (``datasets.Json``),
+    which loads as the object it is."""
+    names: list[str] = []
+    for r in rows:
+        names += [k for k in r if k not in names]
+    out: list[dict[str, Any]] = []
+    for k in names:
+        values = [r[k] for r in rows if r.get(k) is not None]
+        if values and all(isinstance(v, str) for v in values):
+            out.append({"name": k, "dtype": "string"})
+        elif values and all(isinstance(v, list) and all(isinstance(x, str) for x in v) for v in values):
+            out.append({"name": k, "list": "string"})
+        else:
+            out.append({"name": k, "dtype": "json"})
+    return out
+
+
+def configs_yaml(libraries: list[str], by_track: dict[str, list[dict[str, Any]]], agent_rows: int | None = None,
+                 digests: dict[str, str] | None = None) -> str:
+    """The card's ``configs`` (every one in the ``test`` split: ``agent``, the default, the agent
+    views of every track; ``cases``, the primary track's evaluator records; ``cases_<track>``,
+    every further track's) and their ``dataset_info``: features and the number of rows (which
+    ``load_dataset`` checks).  Each configuration's description names its file's sha256
+    (``digests``): ``datasets`` caches a local dataset by directory name and card metadata, so
+    two releases ``<name>/1.0.0`` must not read alike."""
+    import yaml
+
+    primary = libraries[0]
+    records = by_track.get(primary, [])
+    n_agent = agent_rows if agent_rows is not None else \
+        sum(len(set(r["supported_libraries"]) & set(libraries)) for r in records)
+    configs = [("agent", "agent.jsonl", AGENT_FEATURES, n_agent),
+               ("cases", "cases.jsonl", features(records), len(records))]
+    configs += [(f"cases_{t}", f"tracks/{t}.jsonl", features(by_track.get(t, [])), len(by_track.get(t, [])))
+                for t in libraries[1:]]
+    entries, infos = [], []
+    for cname, path, feats, n in configs:
+        entry: dict[str, Any] = {"config_name": cname, "data_files": [{"split": "test", "path": path}]}
+        if digests and path in digests:
+            entry["description"] = f"{path}, sha256 {digests[path]}"
+        if cname == "agent":
+            entry["default"] = True
+        entries.append(entry)
+        infos.append({"config_name": cname, "features": feats,
+                      "splits": [{"name": "test", "num_bytes": 0, "num_examples": n}]})
+    return yaml.safe_dump({"configs": entries, "dataset_info": infos}, sort_keys=False, width=1000).rstrip()
+
+
+def references_text(references: dict[str, int] | None) -> str:
+    """What the card says of the reference fields (``references``: what
+    :func:`casekit.package.build_dist.reference_sizes` gives)."""
+    if references is None:
+        return "`references/` the reference fields on the evaluation grids"
+    shipped = references["shipped"]
+    return (f"`references/` the reference fields of the {shipped} case(s) without a manufactured solution "
+            f"(numerical references: {references['bytes']:,} bytes compressed, {references['raw_bytes']:,} bytes "
+            f"of arrays) -- the reference of each of the other {references['sampled']} case(s) is its manufactured "
+            "solution (in its record), sampled on the evaluation grid when it is evaluated "
+            "(`casekit evaluate --release`)")
+
+
 def card(name: str, version: str, records: list[dict[str, Any]], libraries: list[str], license_id: str,
-         by_track: dict[str, list[dict[str, Any]]] | None = None, about: str = "") -> str:
+         by_track: dict[str, list[dict[str, Any]]] | None = None, about: str = "",
+         references: dict[str, int] | None = None, agent_rows: int | None = None,
+         digests: dict[str, str] | None = None) -> str:
     """The card; ``by_track`` (every track's records) adds the per-family calibration table and
-    ``about`` (markdown: provenance, attribution, repairs) its own section."""
+    ``about`` (markdown: provenance, attribution, repairs) its own section; ``references`` (what
+    the dataset ships of its references) is stated in its description; ``agent_rows`` and
+    ``digests`` (the sha256 of each JSONL file) go into the configurations (:func:`configs_yaml`)."""
     families: dict[str, int] = {}
     domains: dict[str, int] = {}
     for r in records:
@@ -65,16 +140,7 @@ tags:
 - finite-element
 - benchmark
 - scientific-computing
-configs:
-- config_name: agent
-  data_files:
-  - split: test
-    path: agent.jsonl
-  default: true
-- config_name: cases
-  data_files:
-  - split: test
-    path: cases.jsonl
+{configs_yaml(libraries, by_track or {libraries[0]: records}, agent_rows, digests)}
 ---
 
 # {name} {version}
@@ -83,8 +149,11 @@ A benchmark of {n} cases in which an agent must write a finite-element solver ({
 PDE on a given domain; built, validated and packaged with casekit. It has one split, `test`: it is for
 evaluation, not training. `agent.jsonl` holds exactly what an agent
 is given; `cases.jsonl` holds the evaluator-side records (thresholds, calibration, provenance);
-`references/` the reference fields on the evaluation grids; `prompts/` the rendered prompts;
-`manifest.json` the sha256 of every file (check with `casekit verify`).
+{references_text(references)}; `prompts/` the rendered prompts;
+`manifest.json` the sha256 of every file (check with `casekit verify`). With Hugging Face `datasets`:
+`load_dataset(DIR, "agent", split="test")` (or `"cases"`, or `"cases_<track>"` for a further track's records;
+`datasets` reads the nested columns as JSON and rounds the numbers of such rows to 10 decimal places --
+`casekit evaluate` reads the JSONL files exactly).
 
 | family | cases |
 |---|---|

@@ -18,7 +18,9 @@ from casekit.errors import CasekitError
 #: file sets of a packaged dataset: (id, glob, encoding format, description)
 FILE_SETS = (
     ("references", "references/*.npz", "application/x-npz",
-     "Reference fields on each case's evaluation grid (numpy npz, one array per output component)."),
+     "Reference fields of the cases without a manufactured solution on their evaluation grids (compressed "
+     "numpy npz, one array per output component); a manufactured case's reference is its hidden solution, "
+     "in cases.jsonl, sampled on the grid at evaluation."),
     ("calibration", "calibration/*/*.npz", "application/x-npz",
      "The calibration solver's field on the grid, per track (what e_base was measured from)."),
     ("prompts", "prompts/*/*.md", "text/markdown",

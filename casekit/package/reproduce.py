@@ -2,8 +2,9 @@
 
 A release is reproducible when the same case sources, built again with the same casekit, give
 the same cases: the identical agent view (case_spec and public id), the same source, the same
-reference (its sha256 in the release's manifest, when the release ships references and the
-library versions are the released ones) and a calibration error within a factor of the released
+reference (a manufactured case's: its released solution sampled on the grid; a numerical one's:
+the shipped arrays, or their sha256 in the release's manifest when the library versions are the
+released ones) and a calibration error within a factor of the released
 one (meshes and iterative solves may move in the last digits across library versions; a changed
 discretization moves it by far more).  Times are machine-dependent and never compared.
 
@@ -21,6 +22,7 @@ from typing import Any
 
 from casekit import schema
 from casekit.errors import CasekitError, Problem, UsageError
+from casekit.evaluate.references import MANUFACTURED_REFERENCE
 from casekit.jsonio import iter_jsonl, sha256_file
 from casekit.model.source import load_source_dict
 from casekit.validate import SOURCE_SUFFIXES
@@ -147,7 +149,17 @@ def compare(release: Path, build_dir: Path, track: str, ids: list[str]) -> list[
         if track != manifest["tracks"][0] or not mine.is_file():
             continue
         shipped = release / "references" / f"{cid}.npz"
-        if shipped.is_file():  # arrays at hand: equal to round-off (SIMD libm, BLAS) on any machine
+        if m_old.get("reference_path") == MANUFACTURED_REFERENCE:  # sampled from the released solution
+            from casekit.evaluate.references import read_arrays, sample_manufactured
+
+            sampled = sample_manufactured(old["pde_classification"]["equation_family"],
+                                          m_old["manufactured_solution"], old["case_spec"])
+            rebuilt_arrays = read_arrays(mine)
+            gap = _gap(sampled, {k: rebuilt_arrays[k] for k in sampled if k in rebuilt_arrays})
+            if gap > REFERENCE_GAP:
+                bad(cid, f"the reference differs from the released manufactured solution on the grid (relative "
+                    f"gap {gap:.2e})", "/evaluation_metadata/manufactured_solution")
+        elif shipped.is_file():  # arrays at hand: equal to round-off (SIMD libm, BLAS) on any machine
             gap = _array_gap(shipped, mine)
             if gap > REFERENCE_GAP:
                 bad(cid, f"the reference differs from the released one (relative gap {gap:.2e})",
@@ -166,19 +178,26 @@ REFERENCE_GAP = 1e-9
 def _array_gap(a: Path, b: Path) -> float:
     """The largest relative L2 gap over the arrays of two .npz files (inf if their names,
     shapes or NaN masks differ)."""
+    from casekit.evaluate.references import read_arrays
+
+    return _gap(read_arrays(a), read_arrays(b))
+
+
+def _gap(x: dict[str, Any], y: dict[str, Any]) -> float:
+    """The largest relative L2 gap over two sets of arrays (inf if their names, shapes or NaN
+    masks differ)."""
     import numpy as np
 
-    with np.load(a, allow_pickle=False) as x, np.load(b, allow_pickle=False) as y:
-        if set(x.files) != set(y.files):
+    if set(x) != set(y):
+        return float("inf")
+    worst = 0.0
+    for k in x:
+        u, v = np.asarray(x[k], dtype=float), np.asarray(y[k], dtype=float)
+        if u.shape != v.shape or not np.array_equal(np.isnan(u), np.isnan(v)):
             return float("inf")
-        worst = 0.0
-        for k in x.files:
-            u, v = np.asarray(x[k], dtype=float), np.asarray(y[k], dtype=float)
-            if u.shape != v.shape or not np.array_equal(np.isnan(u), np.isnan(v)):
-                return float("inf")
-            ok = ~np.isnan(u)
-            worst = max(worst, float(np.linalg.norm(u[ok] - v[ok]) / max(np.linalg.norm(u[ok]), 1e-300)))
-        return worst
+        ok = ~np.isnan(u)
+        worst = max(worst, float(np.linalg.norm(u[ok] - v[ok]) / max(np.linalg.norm(u[ok]), 1e-300)))
+    return worst
 
 
 def _same_environment(a: dict[str, Any], b: dict[str, Any]) -> bool:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from casekit import schema
 from casekit.errors import Problem
+from casekit.evaluate.references import MANUFACTURED_REFERENCE
 from casekit.jsonio import sha256_file
 from casekit.model.record import CaseRecord
 from casekit.package.build_dist import MANIFEST
@@ -40,8 +41,12 @@ def verify(root: Path) -> list[Problem]:
         if CaseRecord.from_dict(rec).compute_hash() != rec.get("content_hash"):
             bad("content_hash does not match the record", "cases.jsonl", rec.get("id"))
         records[rec["id"]] = rec
-        if not (root / rec["evaluation_metadata"]["reference_path"]).is_file():
-            bad("its reference is missing", rec["evaluation_metadata"]["reference_path"], rec["id"])
+        meta = rec.get("evaluation_metadata") or {}
+        if meta.get("reference_path") == MANUFACTURED_REFERENCE:  # sampled at evaluation: nothing shipped
+            if meta.get("construction_method") != "manufactured" or not meta.get("manufactured_solution"):
+                bad("its reference is its manufactured solution, and it has none", "cases.jsonl", rec["id"])
+        elif not (root / str(meta.get("reference_path"))).is_file():
+            bad("its reference is missing", str(meta.get("reference_path")), rec["id"])
     for lineno, line in enumerate((root / "agent.jsonl").read_text().splitlines(), start=1):
         view = json.loads(line)
         for problem in schema.validate(view, "agent_view"):

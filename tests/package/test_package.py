@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from casekit.cli import app
+from casekit.evaluate.references import MANUFACTURED_REFERENCE
 from casekit.model.record import CaseRecord
 from casekit.package.build_dist import package, write_manifest
 from casekit.package.release import release
@@ -45,7 +46,10 @@ def _edit_records(root: Path, edit) -> None:  # type: ignore[no-untyped-def]
 def test_layout_and_verify(dist: Path) -> None:
     for name in ("cases.jsonl", "agent.jsonl", "README.md", "croissant.json", "manifest.json"):
         assert (dist / name).is_file()
-    assert len(list((dist / "references").glob("*.npz"))) == 2
+    # both cases are manufactured: their references are sampled from their solutions at evaluation
+    assert not (dist / "references").exists()
+    records = [json.loads(ln) for ln in (dist / "cases.jsonl").read_text().splitlines()]
+    assert [r["evaluation_metadata"]["reference_path"] for r in records] == [MANUFACTURED_REFERENCE] * 2
     assert len(list((dist / "prompts" / "dolfinx").glob("*.md"))) == 2
     assert verify(dist) == []
     card = (dist / "README.md").read_text()
@@ -56,11 +60,11 @@ def test_layout_and_verify(dist: Path) -> None:
 
 def test_tampering_is_detected(dist: Path, tmp_path: Path) -> None:
     bad = _copy(dist, tmp_path, "a")
-    ref = next((bad / "references").glob("*.npz"))
+    ref = next((bad / "calibration").rglob("*.npz"))
     ref.write_bytes(ref.read_bytes()[:-10] + b"0123456789")
     assert any("sha256" in p.message for p in verify(bad))
     bad = _copy(dist, tmp_path, "b")
-    next((bad / "references").glob("*.npz")).unlink()
+    next((bad / "calibration").rglob("*.npz")).unlink()
     messages = " ".join(p.message for p in verify(bad))
     assert "missing" in messages
     bad = _copy(dist, tmp_path, "c")
@@ -129,18 +133,24 @@ def test_release_rules(dist: Path, tmp_path: Path) -> None:
 
     _edit_records(finer, regrid)
     assert diff(finer, dist).level == "major"
-    import numpy as np
-
+    newcal = _copy(dist, tmp_path, "newcal")
+    cal = next((newcal / "calibration").rglob("*.npz"))
+    cal.write_bytes(cal.read_bytes() + b"\0")  # other bytes, the same arrays: not a change
+    write_manifest(newcal, "test-set", "1.2.3", ["dolfinx"])
+    assert diff(newcal, dist).changes == []
+    # a manufactured case's reference is its solution (shipped in its record): changing it is major
+    # (numerical references, shipped as arrays: tests/evaluate/test_evaluate_release.py)
     newref = _copy(dist, tmp_path, "newref")
-    ref = next((newref / "references").glob("*.npz"))
-    with np.load(ref) as z:
-        arrays = {k: z[k] for k in z.files}
-    ref.write_bytes(ref.read_bytes() + b"\0")  # other bytes, the same arrays: not a change
-    write_manifest(newref, "test-set", "1.2.3", ["dolfinx"])
-    assert diff(newref, dist).changes == []
-    np.savez(ref, **{k: v * (1 + 1e-3) if k not in ("x", "y") else v for k, v in arrays.items()})
-    write_manifest(newref, "test-set", "1.2.3", ["dolfinx"])
-    assert diff(newref, dist).changed == {ref.stem: ["reference"]} and diff(newref, dist).level == "major"
+    changed = keep
+
+    def rescale(r):  # type: ignore[no-untyped-def]
+        if r["id"] == changed:
+            sol = r["evaluation_metadata"]["manufactured_solution"]
+            sol["u"] = f"({sol['u']})*(1 + 1/1000)"
+        return r
+
+    _edit_records(newref, rescale)
+    assert diff(newref, dist).changed == {changed: ["reference"]} and diff(newref, dist).level == "major"
 
 
 def test_release_writes_the_changelog_and_refuses_contradictions(dist: Path, tmp_path: Path) -> None:
@@ -196,16 +206,23 @@ def test_a_release_is_reproduced_from_its_sources_and_a_difference_is_named(buil
         return r
 
     _edit_records(bad, tamper)
-    import numpy as np
+    # the reference of a manufactured case is its released solution sampled on the grid: round-off
+    # passes, a real change is named
+    scaled = _copy(dist, tmp_path, "scaled")
 
-    shipped = bad / "references" / f"{ids[1]}.npz"  # round-off passes, a real change is named
-    with np.load(shipped) as z:
-        arrays = {k: z[k] for k in z.files}
-    np.savez(shipped, **{k: v * (1 + 1e-13) for k, v in arrays.items()})
-    assert compare(bad, rebuild, "dolfinx", [ids[1]]) == []
-    np.savez(shipped, **{k: v * (1 + 1e-3) for k, v in arrays.items()})
-    assert [p.pointer for p in compare(bad, rebuild, "dolfinx", [ids[1]])] == ["/evaluation_metadata/reference_path"]
-    np.savez(shipped, **arrays)
+    def scale(factor: str):  # type: ignore[no-untyped-def]
+        def edit(r):  # type: ignore[no-untyped-def]
+            if r["id"] == ids[1]:
+                sol = r["evaluation_metadata"]["manufactured_solution"]
+                sol["u"] = f"({sol['u']})*({factor})"
+            return r
+        return edit
+
+    _edit_records(scaled, scale("1 + 1/10**13"))
+    assert compare(scaled, rebuild, "dolfinx", [ids[1]]) == []
+    _edit_records(scaled, scale("1 + 1/1000"))
+    assert [p.pointer for p in compare(scaled, rebuild, "dolfinx", [ids[1]])] == \
+        ["/evaluation_metadata/manufactured_solution"]
     problems = compare(bad, rebuild, "dolfinx", ids)
     assert {(p.case_id, p.pointer) for p in problems} == {(ids[0], "/evaluation_metadata/e_base"),
                                                          (ids[0], "/evaluation_config")}
