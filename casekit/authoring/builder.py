@@ -275,6 +275,16 @@ def _box_bubble_level_set(family: Family, ctx: BuildContext, boundary: Mapping[s
     return phi
 
 
+def draw_solution(family: Family, domain: Domain, recipe: dict[str, Any], rng: np.random.Generator,
+                  params: dict[str, Any], time: dict[str, Any] | None, boundary: Mapping[str, Any] | None
+                  ) -> dict[str, Any]:
+    """A manufactured solution for a problem that is already set (parameters, time window with
+    the recipe's ``factor`` and ``rate``, boundary kinds per part): what a new case draws after
+    its parameters and boundary, and what a sibling of an existing case draws instead of its
+    solution (``casekit.authoring.sibling``)."""
+    return _solution(family, recipe, BuildContext(family, domain, rng, params), time, boundary)
+
+
 def _solution(family: Family, recipe: dict[str, Any], ctx: BuildContext,
               time: dict[str, Any] | None, boundary: Mapping[str, Any] | None) -> dict[str, Any]:
     """The manufactured solution.  Its bubble vanishes on every non-periodic part, and on the parts

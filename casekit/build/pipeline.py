@@ -419,6 +419,7 @@ class CaseBuild:
             design=source.design,
             targets=targets or None,
         )
+            provenance=source.provenance,
         record = CaseRecord(
             id=source.id,
             public_id=source.public_id or public_id(source.id),

@@ -94,7 +94,7 @@ def _convert_all(file: Path, convert: Any, staging: Path, notes: Counter[str], r
                            "notes": [{"class": "failed", "text": f"cannot convert: {exc!r}"[:500]}]})
             continue
         src = imported.source
-        entry = {"line": lineno, "original_id": rec["id"], "id": src["id"],
+        entry = {"line": lineno, "original_id": rec["id"], "id": src["id"], "anchor": imported.anchor,
                  "notes": [{"class": c, "text": t} for c, t in imported.notes]}
         unfaithful = [t for c, t in imported.notes if c in UNFAITHFUL]
         if repair and unfaithful:
@@ -108,18 +108,57 @@ def _convert_all(file: Path, convert: Any, staging: Path, notes: Counter[str], r
         report.append(entry)
         kept.append((entry, src, imported.notes))
     findings = _validate_all([src for _, src, _ in kept], jobs) if repair else [[] for _ in kept]
-    for (entry, src, record_notes), problems in zip(kept, findings, strict=True):
-        if problems:  # a repaired case is committed clean, or not at all
+    # a record whose only findings are its manufactured solution's (it can be read from the agent
+    # view) is replaced by a sibling: the same problem with a new solution (casekit.authoring.sibling)
+    replaceable = [i for i, problems in enumerate(findings) if problems and all(
+        p.startswith(SOLUTION_POINTER) for p in problems)]
+    siblings = dict(zip(replaceable, _replace_all([(kept[i][1], kept[i][0]["original_id"]) for i in replaceable],
+                                                  jobs), strict=True))
+    for i, ((entry, src, record_notes), problems) in enumerate(zip(kept, findings, strict=True)):
+        why = f"{len(problems)} validator finding(s): " + "; ".join(problems[:3])
+        if i in siblings and siblings[i][0] is not None:
+            src, attempt = siblings[i]
+            entry["notes"].append({"class": "replaced", "text": f"replaced by a sibling (draw {attempt}): the "
+                                   f"record's manufactured solution cannot be released ({why})"})
+            provenance = {"anchor": entry["original_id"], "status": "replaced", "why": why}
+            notes["replaced"] += 1
+        elif problems:  # a repaired case is committed clean, or not at all
             failed += 1
             notes["not_kept"] += 1
             entry["id"] = None
-            entry["notes"].append({"class": "not_kept", "text": f"not kept: {len(problems)} validator finding(s): "
-                                   + "; ".join(problems[:3])})
+            entry["notes"].append({"class": "not_kept", "text": f"not kept: {why}"})
             continue
+        else:
+            repaired = [t for c, t in record_notes if c == "repaired"]
+            provenance = {"anchor": entry["original_id"], "status": "repaired" if repaired else "kept",
+                          "why": "; ".join(repaired)}
+        if repair:  # the case says where it comes from (the record's evaluator side carries it on)
+            entry["provenance"] = src["provenance"] = provenance
         atomic_write_text(staging / src["family"] / f"{src['id']}.yaml", yamlio.dumps(src))
         notes.update(cls for cls, _ in record_notes)
         n += 1
     return n, failed
+
+
+#: where the validator locates findings about a manufactured solution (leaks, inversions)
+SOLUTION_POINTER = "/manufactured_solution"
+
+
+def _replace(item: tuple[dict[str, Any], str]) -> tuple[dict[str, Any] | None, int]:
+    from casekit.authoring.sibling import clean_sibling
+
+    src, anchor = item
+    return clean_sibling(src, anchor, notes=f"sibling of the imported record {anchor!r}: its problem, a new "
+                         "manufactured solution (draw {attempt})")
+
+
+def _replace_all(items: list[tuple[dict[str, Any], str]], jobs: int) -> list[tuple[dict[str, Any] | None, int]]:
+    if jobs <= 1 or len(items) < 2:
+        return [_replace(i) for i in items]
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        return list(pool.map(_replace, items, chunksize=2))
 
 
 def _findings(src: dict[str, Any]) -> list[str]:

@@ -22,6 +22,9 @@ def package(
     url: str | None = typer.Option(None, "--url", help="Where the dataset is published (its Croissant url)."),
     about: Path | None = typer.Option(None, "--about", help="A markdown file for the card's provenance section "
                                       "(attribution, licence of the sources, repairs)."),
+    import_report: Path | None = typer.Option(None, "--import-report", help="The import report of imported "
+                                              "sources (casekit import --repair): the card tables the anchor's "
+                                              "records against the release's (kept, repaired, replaced)."),
     previous: Path | None = typer.Option(None, "--previous", help="The previous release (default: the latest "
                                          "under --releases/<name>, if any): none of its cases may be left out."),
     releases: Path = typer.Option(Path("releases"), "--releases", help="Where the releases are."),
@@ -39,13 +42,22 @@ def package(
     if about is not None and not about.is_file():
         raise UsageError(f"--about {about} is not a file", valid="a markdown file")
     text = about.read_text(encoding="utf-8") if about is not None else ""
+    report = None
+    if import_report is not None:
+        from casekit.jsonio import read_json
+
+        if not import_report.is_file():
+            raise UsageError(f"--import-report {import_report} is not a file", valid="an import-report.json")
+        report = read_json(import_report)
+        if not isinstance(report, list):
+            raise UsageError(f"--import-report {import_report} is not an import report (a JSON list of entries)")
     if previous is None and (found := versions(releases / name)):
         previous = releases / name / found[-1]
     if previous is not None and not previous.is_dir():
         raise UsageError(f"--previous {previous} is not a release directory", valid=f"one under {releases / name}")
     allowed = frozenset(filter(None, (s.strip() for s in allow_removal.split(","))))
     manifest = run(build_dir, track, out, name=name, version=version, license_id=license_id, date=date, url=url,
-                   about=text, previous=previous, allow_removal=allowed)
+                   about=text, previous=previous, allow_removal=allowed, import_report=report)
     for t, families in manifest["counts"].items():
         console.print(f"{t}: {sum(families.values())} case(s): "
                       + ", ".join(f"{f} {n}" for f, n in families.items()), markup=False)

@@ -51,6 +51,7 @@ class EvaluationMetadata(Model):
     track: str | None = None
     source_hash: str | None = None
     design: dict[str, str] | None = None
+    provenance: dict[str, str] | None = None
     #: hidden: target name -> {value, e_base, tau, calibration} (casekit.targets)
     targets: dict[str, Any] | None = None
 

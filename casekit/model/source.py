@@ -115,6 +115,8 @@ class CaseSource(Model):
     targets: list[TargetSource] | None = None
     notes: str | None = None
     design: dict[str, str] | None = None
+    #: an imported case's anchor record, kept/repaired/replaced and why (never shown to agents)
+    provenance: dict[str, str] | None = None
     #: the agent-visible id (salted authoring writes it; absent: derived from ``id``)
     public_id: str | None = None
     manufactured_solution: dict[str, FieldValue] | None = None
@@ -127,7 +129,7 @@ class CaseSource(Model):
     path: Path | None = field(default=None, compare=False, repr=False)
 
     KEY_ORDER = (
-        "id", "public_id", "family", "notes", "design", "domain", "pde", "manufactured_solution", "initial",
+        "id", "public_id", "family", "notes", "provenance", "design", "domain", "pde", "manufactured_solution", "initial",
         "boundary", "eval_grid", "output", "targets", "evaluation", "calibration", "reference", "tags",
         "tracks",
     )

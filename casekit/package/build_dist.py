@@ -21,6 +21,7 @@ from casekit.errors import CasekitError, UsageError
 from casekit.evaluate.references import MANUFACTURED_REFERENCE, read_arrays, write_compressed
 from casekit.jsonio import atomic_write_text, dumps, iter_jsonl, sha256_file, write_json
 from casekit.model.record import CaseRecord
+from casekit.package import provenance
 from casekit.package.card import card
 from casekit.package.croissant import FILE_SETS, croissant
 from casekit.prompts import libraries, render
@@ -52,8 +53,9 @@ def _relocate(record: dict[str, Any], track: str) -> dict[str, Any]:
 def package(build_dir: Path, tracks: list[str], out: Path, *, name: str, version: str,
             license_id: str = "cc-by-4.0", url: str | None = None, date: str | None = None,
             about: str = "", previous: Path | None = None, allow_removal: frozenset[str] = frozenset(),
-            ) -> dict[str, Any]:
-    """Write the dataset directory ``out``; ``about`` (markdown) is the card's provenance section.
+            import_report: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Write the dataset directory ``out``; ``about`` (markdown) is the card's provenance section,
+    ``import_report`` (``casekit import --repair``'s) adds the anchor-vs-release tables to it.
     With the ``previous`` release, a case it holds (on any of its tracks packaged here) that is
     not packaged is refused unless ``allow_removal`` names it."""
     if not tracks:
@@ -65,7 +67,7 @@ def package(build_dir: Path, tracks: list[str], out: Path, *, name: str, version
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
     try:
         manifest = _write(build_dir, tracks, primary, tmp, name, version, license_id, url, date, about,
-                          previous, allow_removal)
+                          previous, allow_removal, import_report)
         if out.exists():
             shutil.rmtree(out)
         tmp.rename(out)
@@ -77,7 +79,7 @@ def package(build_dir: Path, tracks: list[str], out: Path, *, name: str, version
 
 def _write(build_dir: Path, tracks: list[str], primary: str, root: Path, name: str, version: str,
            license_id: str, url: str | None, date: str | None, about: str, previous: Path | None,
-           allow_removal: frozenset[str]) -> dict[str, Any]:
+           allow_removal: frozenset[str], import_report: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     by_track = {t: sorted((_relocate(r, t) for r in _records(build_dir, t)), key=lambda r: r["id"]) for t in tracks}
     records = by_track[primary]
     ids = {r["id"] for r in records}
@@ -106,6 +108,8 @@ def _write(build_dir: Path, tracks: list[str], primary: str, root: Path, name: s
         _copy(schema, root / "schemas" / schema.name)
     packaged = {t: [r for r in by_track[t] if r["id"] in ids] for t in tracks}
     data = ["cases.jsonl", "agent.jsonl", *(f"tracks/{t}.jsonl" for t in tracks[1:])]
+    if import_report is not None:
+        about = f"{about.rstrip()}\n\n{provenance.section(import_report, records)}\n"
     atomic_write_text(root / "README.md", card(name, version, records, tracks, license_id, packaged, about,
                                                references=reference_sizes(root, records), agent_rows=len(agent),
                                                digests={p: sha256_file(root / p) for p in data}))

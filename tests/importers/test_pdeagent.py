@@ -91,25 +91,27 @@ def test_the_anchors_resolution_is_cells_per_unit_length_on_every_domain(shared_
         cube["oracle_config"]["mesh"]["resolution"] * math.sqrt(3))
 
 
-REPAIRED = {  # record id -> kept? (why)
-    "poisson_variable_kappa": True,  # leaky boundary data re-derived
-    "poisson_basic": False,  # an eigenfunction: the forcing is 2 pi^2 times the solution
-    "convdiff_tjunction_low_pe": False,  # its solution is a constant plus sin(pi x), sin(pi y): the forcing's atoms
-    "le_exp_tjunc_body_force": True,  # the stem reaches into the bar: clipped, the same region
-    "burgers_porous_v1": False,  # (square_with_hole, the oracle's 0.1/0.01) separable: u0 times a ratio
-    "biharmonic_no_exact_gaussian_source": True,  # the oracle's second condition, Laplace(u) = 0
-    "heat_3d_source_only": True,  # the oracle's initial condition u = 0
-    "biharmonic_annulus_offset": False,  # (its grid, widened) a polynomial the boundary data determine
-    "heat_p2": False,  # the interval is so short that the initial data are within 6 % of the answer
-    "stokes_3d_multifreq": False,  # the manufactured velocity is not divergence-free
-    "helmholtz_square_square_hole": False,  # a rectangular hole: no template describes it
-    "biharmonic_dumbbell_v1": False,  # the two disks overlap
+REPAIRED = {  # record id -> its provenance status (None: not kept) (why)
+    "poisson_variable_kappa": "repaired",  # leaky boundary data re-derived
+    "poisson_basic": "replaced",  # an eigenfunction: the forcing is 2 pi^2 times the solution
+    "convdiff_tjunction_low_pe": "replaced",  # a constant plus sin(pi x), sin(pi y): the forcing's atoms
+    "le_exp_tjunc_body_force": "kept",  # the stem reaches into the bar: clipped, the same region (a mapping)
+    "burgers_porous_v1": "replaced",  # (square_with_hole, the oracle's 0.1/0.01) separable: u0 times a ratio
+    "biharmonic_no_exact_gaussian_source": "kept",  # the oracle's second condition, Laplace(u) = 0 (no repair)
+    "heat_3d_source_only": "kept",  # the oracle's initial condition u = 0
+    "biharmonic_annulus_offset": "replaced",  # (its grid, widened) a polynomial the boundary data determine
+    "heat_p2": "replaced",  # the interval is so short that the initial data are within 6 % of the answer
+    "stokes_3d_multifreq": "replaced",  # the manufactured velocity is not divergence-free
+    "helmholtz_square_square_hole": None,  # a rectangular hole: no template describes it
+    "biharmonic_dumbbell_v1": None,  # the two disks overlap
 }
 
 
 def test_repair_keeps_what_records_mean_and_commits_only_clean_cases(shared_data: Path, tmp_path: Path) -> None:
-    """``import --repair``: every kept case is re-derived and validates clean; every record not
-    kept is listed with its reason; the repairs and the anchor-oracle defaults are noted."""
+    """``import --repair``: every kept case is re-derived and validates clean; a record whose
+    manufactured solution cannot be released is replaced by a sibling that keeps its problem; every
+    record not kept is listed with its reason; the repairs and the anchor-oracle defaults are noted;
+    every case carries its provenance."""
     from casekit.model.source import load_source_dict
 
     recs = records(shared_data)
@@ -119,16 +121,27 @@ def test_repair_keeps_what_records_mean_and_commits_only_clean_cases(shared_data
                                  "--jobs", "1"])
     assert result.exit_code == 0, result.output
     report = {r["original_id"]: r for r in json.loads((tmp_path / "out" / "import-report.json").read_text())}
-    for rid, keep in REPAIRED.items():
+    for rid, status in REPAIRED.items():
         entry = report[rid]
-        assert (entry["id"] is not None) == keep, (rid, entry["notes"][-1])
-        if not keep:
+        assert (entry["id"] is not None) == (status is not None), (rid, entry["notes"][-1])
+        if status is None:
             assert entry["notes"][-1]["class"] == "not_kept" and entry["notes"][-1]["text"].startswith("not kept: ")
             continue
         path = next((tmp_path / "out").rglob(f"{entry['id']}.yaml"))
         data = load_source_dict(path)
         assert check_source(data, path) == [], rid
         assert "forcing" not in data.get("pde", {}) or "manufactured_solution" not in data, rid
+        assert data["provenance"]["anchor"] == rid and data["provenance"]["status"] == status, (rid, data["provenance"])
+        assert entry["provenance"] == data["provenance"] and entry["anchor"]["family"] == data["family"]
+        if status == "replaced":  # the record's problem, a new solution
+            original = convert(recs[rid], repair=True).source
+            for key in ("family", "domain", "eval_grid", "output", "calibration", "tracks"):
+                assert data[key] == original[key], (rid, key)
+            assert data["pde"].get("params") == original["pde"].get("params")
+            assert data["pde"].get("time") == original["pde"].get("time")
+            kinds = {t: b if isinstance(b, str) else b["kind"] for t, b in data["boundary"].items()}
+            assert kinds == {t: b if isinstance(b, str) else b["kind"] for t, b in original["boundary"].items()}
+            assert data["manufactured_solution"] != original.get("manufactured_solution")
     texts = {rid: " ".join(n["text"] for n in report[rid]["notes"]) for rid in REPAIRED}
     assert "typed boundary data" in texts["poisson_variable_kappa"]
     assert "times the hidden solution" in texts["poisson_basic"]

@@ -27,6 +27,9 @@ SIDES_3D = {"x0": "left", "x1": "right", "y0": "front", "y1": "back", "z0": "bot
 class Imported:
     source: dict[str, Any]
     notes: list[tuple[str, str]] = field(default_factory=list)  # (class, text)
+    #: the record as the anchor classifies it (family, math type, domain): the dataset card sets
+    #: the release's distribution beside the anchor's
+    anchor: dict[str, str] = field(default_factory=dict)
 
     def note(self, cls: str, text: str) -> None:
         self.notes.append((cls, text))
@@ -49,6 +52,9 @@ def _convert(rec: dict[str, Any]) -> Imported:
     if not isinstance(rec.get("id"), str) or not 0 < len(rec["id"]) <= 120:
         raise ValueError("the record has no id of 1 to 120 characters")
     out = Imported({})
+    math_type = rec.get("pde_classification", {}).get("math_type") or ["?"]
+    out.anchor = {"family": family, "math_type": "+".join(str(m) for m in math_type),
+                  "domain": str(oc.get("domain", {}).get("type", "?"))}
     src = out.source
     if rec.get("pde_classification", {}).get("equation_type") not in (None, family):
         out.note("inconsistent", f"equation_type {rec['pde_classification']['equation_type']!r} differs from "

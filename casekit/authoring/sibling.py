@@ -1,0 +1,167 @@
+"""Siblings of a case: the same problem with a new manufactured solution.
+
+A record whose manufactured solution can be read from what the agent sees (a multiple of the
+forcing, a separable transient, a peak read off the forcing, ...) is not released as it is.  Its
+sibling keeps everything that defines the problem -- family, domain and its parameters, PDE
+parameters, boundary kinds per part (Robin coefficients included), time window and step, grid,
+output, solve settings -- and draws a new manufactured solution with the builder (a part that
+vanishes on the boundary, several time modes of different shapes and rates), with a seed derived
+from the record's id, of the record's own character where the family draws that character
+(smooth, polynomial, peak, front or layer, oscillatory).  Forcing, boundary and initial data are
+then derived from it like those of any manufactured case.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import sympy as sp
+
+from casekit.authoring.builder import draw_solution, merge
+from casekit.domains import resolve
+from casekit.expr import COORDS, parse
+from casekit.families import FAMILIES, Family
+from casekit.ids import salted_seed
+
+#: draws of a sibling before a record is given up
+ATTEMPTS = 6
+
+#: the key of sibling seeds: public (anyone can redo a sibling from the record's id)
+SIBLING_KEY = b"casekit-sibling"
+
+#: a solution's character -> the names of the ``solution`` axis levels that draw it
+CHARACTERS: dict[str, tuple[str, ...]] = {
+    "peak": ("peak",),
+    "front": ("front", "layer"),
+    "polynomial": ("polynomial",),
+    "oscillatory": ("oscillatory",),
+    "smooth": ("smooth",),
+}
+
+#: angular frequency (per unit length) from which a trigonometric solution counts as oscillatory
+OSCILLATORY_FREQUENCY = 3 * math.pi
+
+
+def character(solution: Mapping[str, Any]) -> str:
+    """The character of a manufactured solution (every component read): ``peak`` (an ``exp`` of a
+    quadratic in the coordinates), ``front`` (``tanh``, ``erf``), ``polynomial`` (no function of
+    the coordinates), ``oscillatory`` (a trigonometric frequency of at least
+    :data:`OSCILLATORY_FREQUENCY`), else ``smooth``."""
+    exprs = []
+    for value in solution.values():
+        for text in value if isinstance(value, list) else [value]:
+            exprs.append(parse(str(text)))
+    coords = set(COORDS)
+    funcs = [f for e in exprs for f in e.atoms(sp.Function) if f.free_symbols & coords]
+    if any(_is_peak(f) for f in funcs):
+        return "peak"
+    if any(isinstance(f, (sp.tanh, sp.erf)) for f in funcs):
+        return "front"
+    if not funcs and all(e.is_polynomial(*coords) for e in exprs):
+        return "polynomial"
+    trig = [f for f in funcs if isinstance(f, (sp.sin, sp.cos))]
+    if any(_frequency(f.args[0]) >= OSCILLATORY_FREQUENCY for f in trig):
+        return "oscillatory"
+    return "smooth"
+
+
+def _is_peak(f: sp.Expr) -> bool:
+    """``exp`` of a polynomial of degree two or more in the coordinates (a Gaussian)."""
+    if not isinstance(f, sp.exp):
+        return False
+    arg = f.args[0]
+    coords = sorted(set(COORDS) & arg.free_symbols, key=str)
+    return bool(coords) and arg.is_polynomial(*coords) and sp.Poly(arg, *coords).total_degree() >= 2
+
+
+def _frequency(arg: sp.Expr) -> float:
+    """The largest coefficient of a coordinate in a (linear) trigonometric argument."""
+    out = 0.0
+    for c in set(COORDS) & arg.free_symbols:
+        slope = sp.diff(arg, c)
+        if slope.free_symbols:
+            continue
+        out = max(out, abs(float(slope)))
+    return out
+
+
+def recipe(family: Family, char: str, window: tuple[float, float] | None) -> dict[str, Any]:
+    """The builder's recipe for a sibling: the family's defaults, the ``solution`` level of the
+    character (when the family has one), and for a transient window the time level whose horizon
+    is nearest (on a log scale) with its rate scaled so that rate x horizon is the level's."""
+    parts: list[Mapping[str, Any]] = [family.authoring]
+    for axis in family.axes:
+        for name in CHARACTERS.get(char, ()):
+            level = axis.levels.get(name)
+            if level is not None and "solution" in level:
+                parts.append({"solution": level["solution"]})
+                break
+        else:
+            continue
+        break
+    out = merge(*parts)
+    if window is not None:
+        span = window[1] - window[0]
+        timed = [level["time"] for axis in family.axes for level in axis.levels.values() if "time" in level]
+        level_time = min(timed, key=lambda t: abs(math.log(float(t.get("t_end", 1.0)) / span)),
+                         default=out.get("time", {}))
+        horizon = float(level_time.get("t_end", 1.0))
+        out["time"] = {"t_end": window[1], "factor": level_time.get("factor", "decay"),
+                       "rate": float(level_time.get("rate", 1.0)) * horizon / span}
+    return out
+
+
+def sibling_seed(anchor: str, attempt: int) -> int:
+    """The seed of a sibling's ``attempt``-th draw, derived from the anchor record's id."""
+    return salted_seed(SIBLING_KEY, "sibling", anchor, attempt)
+
+
+def sibling(source: Mapping[str, Any], anchor: str, attempt: int = 0) -> dict[str, Any]:
+    """A copy of ``source`` (a case source dict) with a new manufactured solution and every typed
+    datum it replaces dropped (forcing, boundary values, initial data, a numerical reference)."""
+    import numpy as np
+
+    family = FAMILIES.get(source["family"])
+    domain = resolve(source["domain"]["template"], source["domain"].get("params"))
+    time = source.get("pde", {}).get("time")
+    window = (float(time["t0"]), float(time["t_end"])) if time else None
+    char = character(source["manufactured_solution"]) if source.get("manufactured_solution") else "smooth"
+    rec = recipe(family, char, window)
+    rng = np.random.default_rng(sibling_seed(anchor, attempt))
+    drawn_time = None if window is None else {"t0": window[0], "t_end": window[1], **{
+        k: rec["time"][k] for k in ("factor", "rate")}}
+    out = copy.deepcopy(dict(source))
+    boundary = None if family.traction_inflow_limit is not None else out.get("boundary", {})
+    out["manufactured_solution"] = draw_solution(family, domain, rec, rng, out["pde"].get("params", {}),
+                                                 drawn_time, boundary)
+    out["pde"].pop("forcing", None)
+    out.pop("initial", None)
+    out.pop("reference", None)
+    for tag, entry in list(out.get("boundary", {}).items()):
+        if isinstance(entry, dict) and ("value" in entry or "laplacian" in entry):
+            kept = {k: v for k, v in entry.items() if k not in ("value", "laplacian")}
+            out["boundary"][tag] = kept if set(kept) != {"kind"} else kept["kind"]
+    return out
+
+
+def clean_sibling(source: Mapping[str, Any], anchor: str, notes: str = "",
+                  attempts: int = ATTEMPTS) -> tuple[dict[str, Any] | None, int]:
+    """The first of ``attempts`` siblings that validates clean (every validity rule: no leak, no
+    inversion, a span residual above the margin), and its draw; ``(None, attempts)`` if none does.
+    ``notes`` becomes the sibling's author notes."""
+    from casekit.errors import CasekitError
+    from casekit.validate import check_source
+
+    for attempt in range(attempts):
+        try:
+            candidate = sibling(source, anchor, attempt)
+        except CasekitError:
+            continue
+        if notes:
+            candidate["notes"] = notes.format(attempt=attempt)
+        if not check_source(candidate):
+            return candidate, attempt
+    return None, attempts
