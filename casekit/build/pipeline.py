@@ -82,6 +82,9 @@ class CaseOutcome:
     agreement: dict[str, dict[str, float]] = field(default_factory=dict)
     #: what the build decided on the way (e.g. a lowered calibration degree)
     notes: list[str] = field(default_factory=list)
+    #: what this build's keys were made of: :func:`record_key`'s arguments (source_key, track,
+    #: versions, code); empty when it stopped before knowing them
+    key_parts: dict[str, Any] = field(default_factory=dict)
 
     @property
     def fully_cached(self) -> bool:
@@ -154,10 +157,9 @@ class CaseBuild:
         self.mask = references.grid_mask(d)
         self.versions = self.track.versions()
         self.code = self.track.code_hash()
-        # the derived case_spec is part of the key: a change in derivation invalidates the stages;
-        # the list of tracks is not (adding a track to a case keeps its other tracks' builds)
-        content = {k: v for k, v in source.to_dict().items() if k != "tracks"}
-        self.source_key = key("source", content, self.spec, __version__)
+        self.source_key = source_key(source, self.spec)
+        o.key_parts = {"source_key": self.source_key, "track": self.opts.track, "versions": self.versions,
+                       "code": self.code}
         self.settings = source_settings(source)
         with self._stage("reference"):
             ref, intermediate, ref_config = self._reference()
@@ -417,9 +419,9 @@ class CaseBuild:
             track=self.opts.track,
             source_hash=self.source_key,
             design=source.design,
+            provenance=source.provenance,
             targets=targets or None,
         )
-            provenance=source.provenance,
         record = CaseRecord(
             id=source.id,
             public_id=source.public_id or public_id(source.id),
@@ -471,7 +473,8 @@ class CaseBuild:
                   "e_base": o.e_base, "t_base": o.t_base, "cached": o.cached, "stage_seconds": o.stage_seconds,
                   "agreement": o.agreement, "solve_seconds": o.solve_seconds,
                   "process_seconds": o.process_seconds, "family": o.family,
-                  "domain": o.domain, "notes": o.notes}
+                  "domain": o.domain, "notes": o.notes,
+                  "record_key": record_key(**o.key_parts) if o.key_parts else None}
         write_json(self.opts.build_dir / self.opts.track / o.case_id / "status.json", status)
         if o.status != "built":
             record = self.case_dir() / "record.json"
@@ -488,6 +491,22 @@ class _Timer:
 
     def __exit__(self, *exc: object) -> None:
         self.into[self.name] = self.into.get(self.name, 0.0) + time.perf_counter() - self.t0
+
+
+def source_key(source: CaseSource, spec: dict[str, Any]) -> str:
+    """The key of a case's content (every stage's key starts from it): the source and the derived
+    case_spec, so a change in derivation invalidates the stages; not the list of tracks (adding a
+    track to a case keeps its other tracks' builds)."""
+    content = {k: v for k, v in source.to_dict().items() if k != "tracks"}
+    return key("source", content, spec, __version__)
+
+
+def record_key(source_key: str, track: str, versions: dict[str, str], code: str) -> str:
+    """The identity of a case's build on a track: its :func:`source_key`, the track's library
+    versions and its solver code (``Track.code_hash``).  Not the machine nor the calibration
+    repeats (under the paired gate ``t_base`` is metadata): the committed build area
+    (:mod:`casekit.build.shards`) treats a record of the same key as done on any machine."""
+    return key("record", source_key, track, versions, code)
 
 
 def solver_mesh(meta: dict[str, Any]) -> dict[str, Any]:

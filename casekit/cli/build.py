@@ -42,25 +42,9 @@ def build(
     from casekit.build.run import build as run_build
     from casekit.build.run import case_files
     from casekit.runner.limits import Limits
-    from casekit.tracks import TRACKS
 
     paths = paths or [Path("cases")]
-    for p in paths:
-        if not p.exists():
-            raise UsageError(f"{p} does not exist")
-    if repeats < 1 or jobs < 1:
-        raise UsageError("--repeats and --jobs must be at least 1")
-    from casekit.runner.base import RUNNERS
-
-    if runner not in RUNNERS:
-        raise UsageError(f"unknown runner {runner!r}", valid=", ".join(RUNNERS.names()))
-    usable, reason = RUNNERS.get(runner).available()
-    if not usable:
-        raise UsageError(f"the {runner} runner is not usable here: {reason}", valid="casekit env check")
-    t = TRACKS.get(track)
-    ok, why = t.status()
-    if not ok:
-        raise UsageError(f"track {track!r} is not usable here: {why}", valid="casekit env check")
+    _check_usable(paths, repeats, jobs, runner, track)
     files = case_files(paths)
     opts = BuildOptions(build_dir, track, repeats, runner=runner,
                         limits=Limits(timeout_sec=timeout, memory_mb=memory_mb))
@@ -105,6 +89,27 @@ def build(
     raise typer.Exit(0 if all(o.status in ("built", "skipped") for o in outcomes) else 1)
 
 
+def _check_usable(paths: list[Path], repeats: int, jobs: int, runner: str, track: str) -> None:
+    """The sources exist, the counts are positive, the runner and the track are usable here."""
+    from casekit.runner.base import RUNNERS
+    from casekit.tracks import TRACKS
+
+    for p in paths:
+        if not p.exists():
+            raise UsageError(f"{p} does not exist")
+    if repeats < 1 or jobs < 1:
+        raise UsageError("--repeats and --jobs must be at least 1")
+    if runner not in RUNNERS:
+        raise UsageError(f"unknown runner {runner!r}", valid=", ".join(RUNNERS.names()))
+    usable, reason = RUNNERS.get(runner).available()
+    if not usable:
+        raise UsageError(f"the {runner} runner is not usable here: {reason}", valid="casekit env check")
+    t = TRACKS.get(track)
+    ok, why = t.status()
+    if not ok:
+        raise UsageError(f"track {track!r} is not usable here: {why}", valid="casekit env check")
+
+
 def _done(progress: Progress, task: TaskID, o: CaseOutcome, total: int) -> None:
     """A finished case: the progress bar on a terminal; otherwise (a log file, CI) one line on
     stderr, so a long build shows where it is."""
@@ -136,3 +141,234 @@ def _interrupt_on_sigterm() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+dataset_app = typer.Typer(help="A dataset build whose progress lives in the repository: shards, their "
+                          "committed records, packaging from them.", no_args_is_help=True)
+app.add_typer(dataset_app, name="dataset")
+
+AREA_HELP = "The dataset's committed build area (datasets/<name>/build): the progress, in the repository."
+
+
+def _sources(paths: list[Path]) -> list:  # type: ignore[type-arg]
+    from casekit.build.shards import read_sources
+
+    for p in paths:
+        if not p.exists():
+            raise UsageError(f"{p} does not exist")
+    return read_sources(paths)
+
+
+def _hours(seconds: float) -> str:
+    return f"{seconds / 3600:.2f} h"
+
+
+@dataset_app.command("status")
+def dataset_status(
+    paths: list[Path] = typer.Argument(..., help="The dataset's case sources (directories or files)."),
+    area: Path = typer.Option(..., "--area", help=AREA_HELP),
+    tracks: str = typer.Option("dolfinx", "--tracks", help="Comma-separated tracks (the first is primary)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the status as JSON."),
+) -> None:
+    """Every family (a shard) with its cases done in the repository and to build per track, the
+    shards to run (a family projected past 60 minutes as slices) and the machine time: committed
+    and projected for the rest.  A track whose environment is not usable here is listed as such
+    (its keys need its library versions).  Exit 0 when the primary track is complete, else 1."""
+    from casekit.build.shards import Area, TrackIdentity, status
+    from casekit.tracks import TRACKS
+
+    sources = _sources(paths)
+    names = [t.strip() for t in tracks.split(",") if t.strip()]
+    for t in names:
+        if t not in TRACKS:
+            raise UsageError(f"unknown track {t!r}", valid=", ".join(TRACKS.names()))
+    idents, unusable = [], {}
+    for t in names:
+        ok, why = TRACKS.get(t).status()
+        if ok:
+            idents.append(TrackIdentity.of(t))
+        else:
+            unusable[t] = why
+    st = status(Area(area), sources, idents)
+    primary = names[0]
+    if as_json:
+        print_json({"tracks": names, "unusable": unusable, "complete": {t.name: st.complete(t.name) for t in idents},
+                    "families": [{"family": r.family, "cases": r.cases,
+                                  "tracks": {t: {"done": d, "to_build": n} for t, (d, n) in r.counts.items()},
+                                  "shards": r.shards} for r in st.rows],
+                    "machine": st.machine, "orphans": st.orphans})
+        raise typer.Exit(0 if st.complete(primary) else 1)
+    table = Table(title=f"casekit dataset status ({area})", show_edge=False)
+    table.add_column("shard (family)")
+    table.add_column("cases", justify="right")
+    for ident in idents:
+        table.add_column(f"{ident.name} done / to build", justify="right")
+    table.add_column(f"to run ({primary})")
+    for r in st.rows:
+        table.add_row(r.family, str(r.cases), *(f"{r.counts[i.name][0]} / {r.counts[i.name][1]}" for i in idents),
+                      " ".join(r.shards) if r.shards else ("done" if primary in st.machine else ""))
+    console.print(table)
+    for t, why in unusable.items():
+        console.print(f"{t}: not usable here ({why}); casekit env install {t}", markup=False)
+    for t, m in st.machine.items():
+        console.print(f"{t}: {m['done']:.0f} case(s) done in the repository ({_hours(m['committed_seconds'])} of "
+                      f"machine time), {m['to_build']:.0f} to build (projected {_hours(m['projected_seconds'])} at "
+                      + (f"the committed cases' {m['seconds_per_case']:.1f} s per case" if m["measured"] else
+                         f"an assumed {m['seconds_per_case']:.0f} s per case: nothing is committed yet") + "); "
+                      f"the whole set {_hours(m['committed_seconds'] + m['projected_seconds'])}", markup=False)
+        if m["failed"]:
+            console.print(f"{t}: {len(m['failed'])} case(s) done with a failed solve (left out of a release; "
+                          "--retry-failed builds them again): " + ", ".join(m["failed"][:10]), markup=False)
+        if st.orphans.get(t):
+            console.print(f"{t}: {len(st.orphans[t])} committed case(s) not among the sources: "
+                          + ", ".join(st.orphans[t][:10]), markup=False)
+    raise typer.Exit(0 if st.complete(primary) else 1)
+
+
+@dataset_app.command("build")
+def dataset_build(
+    paths: list[Path] = typer.Argument(..., help="The dataset's case sources (directories or files)."),
+    shard: str = typer.Option(..., "--shard", help="A family (heat), a slice of one (poisson.2of3: every 3rd "
+                              "sorted id from the 2nd), all, or all.KofN."),
+    area: Path = typer.Option(..., "--area", help=AREA_HELP),
+    track: str = typer.Option("dolfinx", "--track", "-t", help="Track whose solvers calibrate the cases."),
+    build_dir: Path = typer.Option(Path("build/dataset"), "--build-dir", help="The machine's build directory "
+                                   "(stage cache; not committed)."),
+    jobs: int = typer.Option(1, "--jobs", "-j", help="Cases built concurrently (timed runs never overlap)."),
+    repeats: int = typer.Option(1, "--repeats", help="Timed calibration runs (1: under the paired gate t_base is "
+                                "metadata)."),
+    timeout: float = typer.Option(600.0, "--timeout", help="Wall-clock limit of one solve, seconds."),
+    memory_mb: int = typer.Option(4096, "--memory-mb", help="Memory limit of one solve (processes and scratch)."),
+    runner: str = typer.Option("local", "--runner", help="local (bubblewrap sandbox), docker, podman or apptainer."),
+    executor: str = typer.Option("local", "--executor", help=EXECUTOR_HELP),
+    scheduler: str = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
+    retry_failed: bool = typer.Option(False, "--retry-failed", help="Build again the cases whose committed "
+                                      "solve failed (a rejected case stays done)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the shard's outcome as JSON."),
+) -> None:
+    """Build one shard: its cases whose committed record key (source, track solver code, library
+    versions) matches are done; the rest are built in --build-dir and each one's record (or
+    rejection, with its reason) is written into --area as it finishes.  Prints what to commit and
+    the machine time (seconds per case, projection for the whole set).  Exit 0 when every case of
+    the shard is in the area, 1 otherwise, 130 when interrupted (what finished is kept)."""
+    from casekit.build.pipeline import BuildOptions
+    from casekit.build.shards import Area, ShardSpec, TrackIdentity, build_shard, plan, status
+    from casekit.runner.limits import Limits
+
+    _check_usable(paths, repeats, jobs, runner, track)
+    sources = _sources(paths)
+    spec = ShardSpec.parse(shard, (s.family for s in sources))
+    ident = TrackIdentity.of(track)
+    committed_area = Area(area)
+    opts = BuildOptions(build_dir, track, repeats, runner=runner, limits=Limits(timeout_sec=timeout,
+                                                                                 memory_mb=memory_mb))
+    counter = {"n": 0, "total": 0}
+
+    def announce(p: object) -> None:
+        from casekit.build.shards import Plan
+
+        assert isinstance(p, Plan)
+        counter["total"] = len(p.todo)
+        console_err.print(f"shard {p.shard} on {track}: {len(p.cases)} case(s); {p.summary()}", markup=False)
+
+    def finished(o: CaseOutcome) -> None:
+        counter["n"] += 1
+        detail = (f"e_base {o.e_base:.2e}, t_base {o.t_base:.2f} s" if o.status == "built" and o.e_base is not None
+                  and o.t_base is not None else o.reason[:200])
+        console_err.print(f"[{counter['n']}/{counter['total']}] {o.case_id}: {o.status} "
+                          f"({sum(o.stage_seconds.values()):.1f} s)" + (f" {detail}" if detail else ""),
+                          markup=False, highlight=False, soft_wrap=True)
+
+    try:
+        with _interrupt_on_sigterm():
+            result = build_shard(committed_area, sources, spec, opts, jobs,
+                                 executor=executor_options(executor, scheduler, jobs), retry_failed=retry_failed,
+                                 announce=announce, done=finished, track=ident)
+    except KeyboardInterrupt:
+        console_err.print(f"interrupted: the cases that finished are committed in {area / track}; run the same "
+                          "command again to go on", markup=False)
+        raise typer.Exit(130) from None
+    now = TrackIdentity.of(track)  # the solver code as it is after the run
+    after = plan(committed_area, sources, spec, now)
+    st = status(committed_area, sources, [now])
+    m = st.machine[track]
+    # the machine time of the cases built here: cases whose calibration came from this machine's stage
+    # cache (an earlier run) cost next to nothing and would make the projection optimistic
+    reused = [o for o in result.outcomes if "calibration" in o.cached]
+    fresh = result.built - len(reused)
+    fresh_seconds = max(result.seconds - sum(sum(o.stage_seconds.values()) for o in reused) / jobs, 0.0)
+    per_case = fresh_seconds / fresh if fresh else None
+    families = sorted({s.family for s in spec.select(sources)})
+    to_commit = [str(area / track / f) for f in families]
+    if as_json:
+        print_json({"shard": spec.name, "track": track, "cases": len(result.plan.cases),
+                    "done_before": len(result.plan.done), "built": result.built, "seconds": result.seconds,
+                    "reused_stage_cache": len(result.outcomes) - fresh, "seconds_per_case": per_case,
+                    "outcomes": [{"case_id": o.case_id, "status": o.status, "reason": o.reason}
+                                 for o in result.outcomes],
+                    "uncommitted": [{"case_id": c, "reason": r} for c, r in result.uncommitted],
+                    "moved": result.moved, "to_build": [s.id for s in after.todo], "commit": to_commit,
+                    "machine": m})
+        raise typer.Exit(0 if not after.todo else 1)
+    for o in result.outcomes:
+        if o.status != "built":
+            console.print(f"{o.case_id}: {o.status}: {o.reason}", markup=False)
+    for cid, why in result.uncommitted:
+        console.print(f"{cid}: {why}", markup=False)
+    if result.moved:
+        console.print(f"{len(result.moved)} case(s) were built with the {track} solver code as edited during the run "
+                      "and are committed under it", markup=False)
+    counts: dict[str, int] = {}
+    for o in result.outcomes:
+        counts[o.status] = counts.get(o.status, 0) + 1
+    console.print(f"shard {spec.name} on {track}: {len(result.plan.done)} were done in the repository; "
+                  + (", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "nothing to build")
+                  + (f"; {len(after.todo)} to build again (the solver code is not what they were built with, or they "
+                     "were not committed)" if after.todo else "; the shard is complete")
+                  + ("; failed solves stay done until their key changes (--retry-failed)"
+                     if counts.get("failed") else ""), markup=False)
+    if per_case is not None:
+        rest = m["to_build"] * per_case
+        console.print(f"machine time: {result.built} case(s) in {result.seconds:.0f} s"
+                      + (f", {len(reused)} of them from this machine's stage cache" if reused else "")
+                      + f"; {fresh} built here in {fresh_seconds:.0f} s ({per_case:.1f} s per case, --jobs {jobs}); "
+                      f"{track}: {m['done']:.0f} case(s) done in the repository, "
+                      f"{m['to_build']:.0f} to build (projected {_hours(rest)} at {per_case:.1f} s per case); the "
+                      f"whole set {_hours(m['committed_seconds'] + rest)}", markup=False)
+    if result.committed:
+        console.print("commit: git add " + " ".join(to_commit), markup=False)
+    raise typer.Exit(0 if not after.todo else 1)
+
+
+@dataset_app.command("materialise")
+def dataset_materialise(
+    paths: list[Path] = typer.Argument(..., help="The dataset's case sources (directories or files)."),
+    area: Path = typer.Option(..., "--area", help=AREA_HELP),
+    track: list[str] = typer.Option(["dolfinx"], "--track", "-t", help="Tracks to write (the first is primary)."),
+    out: Path = typer.Option(..., "--out", help="The build directory to write (replaced whole)."),
+) -> None:
+    """Write the area's committed records as a build directory that casekit package reads
+    (records.jsonl, record.json, calibration.npz, reference.npz per case; a manufactured reference
+    is sampled again from its source).  A record counts when its source and the track's solver
+    code are this checkout's, and its library versions too where the track is usable here.
+    Exit 1 when a case of the sources has no current record."""
+    from casekit.build.shards import Area, TrackIdentity, materialise
+    from casekit.tracks import TRACKS
+
+    sources = _sources(paths)
+    idents = {}
+    for t in track:
+        if t not in TRACKS:
+            raise UsageError(f"unknown track {t!r}", valid=", ".join(TRACKS.names()))
+        if TRACKS.get(t).status()[0]:
+            idents[t] = TrackIdentity.of(t)
+    reports = materialise(Area(area), sources, track, out, idents)
+    for r in reports:
+        console.print(f"{r.track}: {len(r.records)} record(s), {len(r.rejected)} rejected, {len(r.missing)} not built, "
+                      f"{len(r.stale)} stale" + ("" if r.versions_checked else
+                                                 " (library versions not checked: the track is not usable here)")
+                      + (f"; not built: {', '.join(r.missing[:5])}" if r.missing else "")
+                      + (f"; stale: {', '.join(r.stale[:5])}" if r.stale else ""), markup=False)
+    console.print(f"wrote {out}; package it with casekit package {out} " + " ".join(f"--track {t}" for t in track),
+                  markup=False)
+    raise typer.Exit(0 if all(r.complete for r in reports) else 1)
