@@ -42,7 +42,7 @@ def boundary_level_set(domain: Domain, skip: Iterable[str] = (), flat: Iterable[
         if tag in skip:
             continue
         for carrier in geometry.carriers(tag):
-            f = _clean(carrier.level_set())
+            f = _clean(_rational_line(carrier) or carrier.level_set())
             key = next((k for k in (sp.expand(f), sp.expand(-f)) if k in factors), sp.expand(f))
             power = 2 if tag in flat else 1
             factors[key] = (factors[key][0], max(power, factors[key][1])) if key in factors else (f, power)
@@ -193,6 +193,32 @@ def _within_degree(factors: list[tuple[sp.Expr, int]], dim: int) -> list[tuple[s
             kept.append((f, k))
             total += weight(f, k)
     return kept
+
+
+def _rational_line(carrier: object) -> sp.Expr | None:
+    """A slanted line of rational slope through a point of short decimal coordinates (an edge of a
+    polygon given by such vertices) as ``a (x - px) + b (y - py)`` with coprime integers (a, b)
+    along its normal: exact, where the unit normal's float components (0.6 computed as
+    0.5999999999999996) leave round-off that fails the exact residual check.  None for anything
+    else (axis-aligned lines are exact already, irrational slopes stay floats)."""
+    from fractions import Fraction
+
+    from casekit.domains.geometry.carriers import LineCarrier, num
+
+    if not isinstance(carrier, LineCarrier) or len(carrier.normal) != 2:
+        return None
+    (nx, ny), (px, py) = carrier.normal, carrier.point
+    if min(abs(nx), abs(ny)) < 1e-12:
+        return None
+    slope = Fraction(nx / ny).limit_denominator(10**4)
+    if abs(float(slope) - nx / ny) > 1e-12 * max(1.0, abs(nx / ny)):
+        return None
+    x0, y0 = num(px), num(py)
+    if not (x0.is_Rational and y0.is_Rational):
+        return None
+    sign = 1 if ny > 0 else -1
+    x, y = COORDS[:2]
+    return sign * (slope.numerator * (x - x0) + slope.denominator * (y - y0))
 
 
 def _clean(e: sp.Expr) -> sp.Expr:

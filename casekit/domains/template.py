@@ -36,6 +36,13 @@ def point(default: list[float], doc: str) -> ParamSchema:
             "maxItems": len(default), "default": default, "description": doc}
 
 
+def points(default: list[list[float]], doc: str) -> ParamSchema:
+    """A list of 2-D points; how many is the template's constraint to check (its error says what
+    is valid, where a schema's says only "too short")."""
+    return {"type": "array", "items": {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2},
+            "default": default, "description": doc + " as a list of [x, y]"}
+
+
 def rectangle(default: list[float], doc: str) -> ParamSchema:
     return {"type": "array", "items": {"type": "number"}, "minItems": 4, "maxItems": 4,
             "default": default, "description": doc + " as [xmin, xmax, ymin, ymax]"}

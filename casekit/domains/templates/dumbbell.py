@@ -3,13 +3,19 @@
 The bridge is the band ``|y - y_c| <= bridge_width / 2`` between the two centres, so its ends lie
 inside the disks; its straight sides meet the circles at exact intersection points, where the
 lobes (exact arcs) begin and end.
+
+The disks may touch or overlap as long as their circles meet only inside the bridge: then each
+side of the bridge still runs from the left circle to the right one (it has positive length), the
+arcs cut away at the junctions contain every point where the circles meet, and the outline is a
+simple loop bounding the union of the disks and the bridge.  Circles that cross above or below the
+bridge would make the lobes cross each other; they are refused.
 """
 
 import math
 
 from casekit.domains.geometry import Arc, Line, Loop, Piece, Region
 from casekit.domains.template import DomainTemplate, disk, number, problem, register
-from casekit.domains.templates._shapes import disks_apart
+from casekit.domains.templates._shapes import MARGIN
 
 #: the bridge's half-width stays below this fraction of each radius (keeps the junctions away
 #: from tangency, where the lobes would meet the bridge at a vanishing angle)
@@ -37,11 +43,18 @@ def _constraints(p: dict) -> list:
     if rx <= lx:
         return [problem("right", "the right disk must lie to the right of the left one",
                         f"a centre with x > {lx:g}")]
-    out = disks_apart("right", lft, rgt, "the two disks")
-    limit = 2 * MAX_HALF_WIDTH * min(lft["radius"], rgt["radius"])
-    if not out and p["bridge_width"] >= limit:
-        out = [problem("bridge_width", "the bridge must be narrower than both disks", f"a width below {limit:g}")]
-    return out
+    rl, rr, h = lft["radius"], rgt["radius"], p["bridge_width"] / 2
+    limit = 2 * MAX_HALF_WIDTH * min(rl, rr)
+    if p["bridge_width"] >= limit:
+        return [problem("bridge_width", "the bridge must be narrower than both disks", f"a width below {limit:g}")]
+    # the bridge's sides run from the left circle (x = lx + a) to the right one (x = rx - b): a side
+    # of positive length means the circles meet (if at all) only inside the bridge
+    a, b = math.sqrt(rl**2 - h**2), math.sqrt(rr**2 - h**2)
+    if (rx - b) - (lx + a) <= MARGIN * max(rl, rr):
+        return [problem("right", "the two disks overlap beyond the bridge (their circles cross above and below it)",
+                        f"a centre with x > {lx + a + b:g} (the circles may touch or cross inside the bridge only), "
+                        "or a wider bridge")]
+    return []
 
 
 def _describe(p: dict) -> str:
