@@ -120,7 +120,8 @@ def dataset(session: nox.Session) -> None:
     built, dist = f"{DATASET['build']}-committed", f"{DATASET['build']}/release"
     session.run("casekit", "dataset", "materialise", *where, "--out", built, *(f"--track={t}" for t in ready))
     session.run("casekit", "package", built, "--out", dist, "--name", DATASET["name"], "--version", args.version,
-                "--about", DATASET["about"], *(f"--track={t}" for t in ready))
+                "--about", DATASET["about"], "--import-report", f"{DATASET['sources']}/import-report.json",
+                *(f"--track={t}" for t in ready))
     released = Path("releases") / DATASET["name"]
 
     def latest() -> Path | None:

@@ -139,12 +139,14 @@ def _axis_factor(s: sp.Symbol, lo: float, hi: float, rows: list[tuple[int, EndCo
             eqs.append(sp.expand(c.value * q.subs(s, end) + c.slope * outward * sp.diff(q, s).subs(s, end)))
         if not eqs:
             return sp.Integer(1)
-        m = sp.Matrix([[sp.nsimplify(e.coeff(c)) for c in coeffs] for e in eqs])
+        # rational=True: exact rationals stay as they are (plain nsimplify re-approximates them,
+        # -1409/1394 into -21135/697 over 30, or into radicals)
+        m = sp.Matrix([[sp.nsimplify(e.coeff(c), rational=True) for c in coeffs] for e in eqs])
         null = m.nullspace()
         if null:
             v = null[0]
             # integer coefficients: with a power-of-two scale every printed coefficient is exact
-            v = v * sp.ilcm(1, *(sp.fraction(sp.nsimplify(w))[1] for w in v))
+            v = v * sp.ilcm(1, *(sp.fraction(sp.together(w))[1] for w in v))
             v = v / sp.igcd(0, *(int(w) for w in v))
             return sp.factor(sum(v[k] * s**k for k in range(deg + 1)))
     return None

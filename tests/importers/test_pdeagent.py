@@ -102,8 +102,9 @@ REPAIRED = {  # record id -> its provenance status (None: not kept) (why)
     "biharmonic_annulus_offset": "replaced",  # (its grid, widened) a polynomial the boundary data determine
     "heat_p2": "replaced",  # the interval is so short that the initial data are within 6 % of the answer
     "stokes_3d_multifreq": "replaced",  # the manufactured velocity is not divergence-free
-    "helmholtz_square_square_hole": None,  # a rectangular hole: no template describes it
-    "biharmonic_dumbbell_v1": None,  # the two disks overlap
+    "helmholtz_square_square_hole": "replaced",  # a rectangular hole (square_with_polygon_hole), an eigenfunction
+    "biharmonic_dumbbell_v1": "replaced",  # its disks touch inside the bridge (a valid dumbbell)
+    "burgers_dumbbell_v4": None,  # its disks overlap beyond the bridge: no template describes it
 }
 
 

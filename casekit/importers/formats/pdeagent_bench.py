@@ -223,6 +223,8 @@ def _domain(oc: dict[str, Any], out: Imported) -> tuple[dict[str, Any], list[str
         params = gp
     else:
         params = mapper(gp, extra, out)
+    if kind == "square_with_hole" and "vertices" in params:
+        kind = "square_with_polygon_hole"
     if kind == "multi_hole" and len(params.get("holes", [])) == 1:
         kind, params = "square_with_hole", {"outer": params["outer"], "hole": params["holes"][0]}
         out.note("mapped", "multi_hole with one circular hole is casekit's square_with_hole (the same region)")
@@ -274,8 +276,16 @@ def _square_with_hole(gp: dict, extra: dict, out: Imported) -> dict:
         res["outer"] = list(gp["outer"])
     if "inner_hole" in gp:
         h = gp["inner_hole"]
-        if h.get("type", "circle") != "circle":
-            out.note("unmapped", f"hole of type {h.get('type')!r}: the template has circular holes; kept as given")
+        kind = h.get("type", "circle")
+        if kind == "rect" and isinstance(h.get("bbox"), list) and len(h["bbox"]) == 4:
+            x0, x1, y0, y1 = h["bbox"]  # a rectangle is a polygon: square_with_polygon_hole (see _domain)
+            res["vertices"] = [[x0, y0], [x1, y0], [x1, y1], [x0, y1]]
+            out.note("mapped", "a rectangular hole is casekit's square_with_polygon_hole (its four corners)")
+        elif kind == "polygon" and isinstance(h.get("vertices"), list):
+            res["vertices"] = [list(v) for v in h["vertices"]]
+            out.note("mapped", "a polygonal hole is casekit's square_with_polygon_hole (its vertices in order)")
+        elif kind != "circle":
+            out.note("unmapped", f"hole of type {kind!r}: casekit's holes are circles or polygons; kept as given")
             res["inner_hole"] = h
         else:
             res["hole"] = _disk(h)
@@ -310,7 +320,7 @@ def _dumbbell(gp: dict, extra: dict, out: Imported) -> dict:
     if "left_circle" in gp:
         b = gp["bridge"]
         return {"left": _disk(gp["left_circle"]), "right": _disk(gp["right_circle"]),
-                "bridge_width": b["y_max"] - b["y_min"]}
+                "bridge_width": round(b["y_max"] - b["y_min"], 12)}
     out.note("schema_variant", "dumbbell given as left_center/right_center/radius/bar_width instead of "
              "left_circle/right_circle/bridge")
     return {"left": {"center": list(gp["left_center"]), "radius": gp["radius"]},
