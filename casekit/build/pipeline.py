@@ -49,6 +49,9 @@ TIMING_PROTOCOL = 5
 
 STAGES = ("derive", "validate", "reference", "calibration", "trial", "agreement", "record")
 
+#: a calibration error at least this large is reported with the calibration solver's own info
+WRONG_FIELD = 0.5
+
 
 @dataclass
 class BuildOptions:
@@ -179,8 +182,13 @@ class CaseBuild:
         limit = (source.reference.max_e_base if source.reference and source.reference.max_e_base
                  else E_BASE_RANGE[1])
         if not e_base < limit:
+            # an error near 1 is a field unrelated to the reference more often than a coarse mesh
+            # (stokes_3d_basic: GMRES + ILU(0) "converged" on a wrong field, e_base 0.998): say
+            # what the solver reported, so that the one is told from the other
+            solver = ("; an error this large may also be a solve that did not solve -- the calibration "
+                      f"solver reported {cal.get('meta', {}).get('solver_info', {})}" if e_base >= WRONG_FIELD else "")
             raise Rejected("rejected", f"the calibration error e_base={e_base:.3e} is not below {limit:g}: "
-                           "the calibration settings are too coarse for this case")
+                           f"the calibration settings are too coarse for this case{solver}")
         config = self.d.evaluation
         try:
             tau = thresholds(config, e_base, cal["runtime"])

@@ -129,8 +129,8 @@ class CaseSource(Model):
     path: Path | None = field(default=None, compare=False, repr=False)
 
     KEY_ORDER = (
-        "id", "public_id", "family", "notes", "provenance", "design", "domain", "pde", "manufactured_solution", "initial",
-        "boundary", "eval_grid", "output", "targets", "evaluation", "calibration", "reference", "tags",
+        "id", "public_id", "family", "notes", "provenance", "design", "domain", "pde", "manufactured_solution",
+        "initial", "boundary", "eval_grid", "output", "targets", "evaluation", "calibration", "reference", "tags",
         "tracks",
     )
 

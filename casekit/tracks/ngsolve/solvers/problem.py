@@ -149,14 +149,19 @@ class Problem:
         target = gfu.vec.FV().NumPy()
         target[fixed] = tmp.vec.FV().NumPy()[fixed]
 
-    def space(self, order: int, vector: bool = False) -> Any:
-        fes = (ng.VectorH1 if vector else ng.H1)(self.mesh, order=order, dirichlet=self.dirichlet_names())
+    def space(self, order: int, vector: bool = False, inner: int | None = None) -> Any:
+        """The (vector) H1 space of ``order`` with the Dirichlet parts; ``inner``: the order of its
+        cell-interior functions when above ``order`` (cell bubbles)."""
+        flags = {"orderinner": inner} if inner is not None and inner > order else {}
+        fes = (ng.VectorH1 if vector else ng.H1)(self.mesh, order=order, dirichlet=self.dirichlet_names(), **flags)
         return ng.Periodic(fes) if self.spec["bc"].get("periodic") else fes
 
     def newton(self, a: Any, gfu: Any, linear: bool = False, data: Any = None) -> int:
         """Newton on the residual ``a(u) + data`` (``a`` a form, ``data`` an assembled vector of the
         terms that do not depend on u) from ``gfu`` (its Dirichlet values set), a direct solve
-        (UMFPACK) per step; a linear problem takes exactly one step."""
+        (UMFPACK) per step; a linear problem takes exactly one step, and its residual afterwards
+        is checked (:meth:`check_solved`): a factorisation that fails, or a solve that leaves the
+        equations unsolved, is an error naming the system and why, never a field."""
         fes = gfu.space
         r, w = gfu.vec.CreateVector(), gfu.vec.CreateVector()
         for it in range(1, self.settings.max_newton_iterations + 1):
@@ -164,11 +169,45 @@ class Problem:
             a.Apply(gfu.vec, r)
             if data is not None:
                 r.data += data
-            w.data = a.mat.Inverse(fes.FreeDofs(), inverse="umfpack") * r
+            w.data = self._inverse(a.mat, fes) * r
             gfu.vec.data -= w
-            if linear or ng.Norm(w) <= self.settings.newton_rtol * max(ng.Norm(gfu.vec), 1e-300):
+            if linear:
+                self.check_solved(a, gfu, r, data)
+                return it
+            if not math.isfinite(ng.Norm(w)):
+                raise RuntimeError(f"Newton step {it} of {self.what(fes)} is not finite")
+            if ng.Norm(w) <= self.settings.newton_rtol * max(ng.Norm(gfu.vec), 1e-300):
                 return it
         raise RuntimeError(f"Newton did not converge in {self.settings.max_newton_iterations} iterations")
+
+    def what(self, fes: Any) -> str:
+        return f"the {self.spec['pde']['type']} system ({sum(fes.FreeDofs())} unknowns)"
+
+    def _inverse(self, mat: Any, fes: Any) -> Any:
+        """UMFPACK's factorisation of ``mat`` on the free dofs; its failure (a singular matrix) is
+        an error naming the system."""
+        try:
+            return mat.Inverse(fes.FreeDofs(), inverse="umfpack")
+        except Exception as exc:  # netgen's NgException: the factorisation failed
+            raise RuntimeError(f"the linear solve of {self.what(fes)} by UMFPACK failed: {exc} (a singular "
+                               "matrix: the discretisation is not well posed on this mesh)") from None
+
+    def check_solved(self, a: Any, gfu: Any, r0: Any, data: Any = None) -> None:
+        """After a linear solve from the residual ``r0``: the residual of ``a(u) + data`` on the
+        free dofs must be at most max(1e3 rtol, 1e-8) of ``r0``'s (the DOLFINx track's rule), and
+        finite."""
+        r = gfu.vec.CreateVector()
+        a.Apply(gfu.vec, r)
+        if data is not None:
+            r.data += data
+        free = np.array(gfu.space.FreeDofs(), dtype=bool)
+        before = float(np.linalg.norm(r0.FV().NumPy()[free]))
+        after = float(np.linalg.norm(r.FV().NumPy()[free]))
+        residual = after / before if before > 0 else after
+        limit = max(1e3 * self.settings.rtol, 1e-8)
+        if not (math.isfinite(residual) and residual <= limit):
+            raise RuntimeError(f"the linear solve of {self.what(gfu.space)} by UMFPACK left a relative residual "
+                               f"{residual:.2e} (accepted: at most {limit:.0e})")
 
     def linear_step(self, a: Any, gfu: Any, data: Any = None) -> int:
         """The one Newton step on the residual ``A u + data`` of a *bilinear* form ``a`` whose
@@ -176,7 +215,7 @@ class Problem:
         factorised (UMFPACK) on the first call and reused; a call costs a product and a solve."""
         if id(a) not in self._inverses:
             a.AssembleLinearization(gfu.vec)  # what newton() factorises, to the bit
-            self._inverses[id(a)] = (a, a.mat.Inverse(gfu.space.FreeDofs(), inverse="umfpack"))
+            self._inverses[id(a)] = (a, self._inverse(a.mat, gfu.space))
         inverse = self._inverses[id(a)][1]
         r = gfu.vec.CreateVector()
         r.data = a.mat * gfu.vec

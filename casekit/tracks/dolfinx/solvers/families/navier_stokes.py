@@ -8,7 +8,7 @@ from dolfinx import fem
 from petsc4py import PETSc
 
 from casekit.tracks.dolfinx.solvers import Result, family
-from casekit.tracks.dolfinx.solvers.families.stokes import taylor_hood
+from casekit.tracks.dolfinx.solvers.families.stokes import saddle_point, taylor_hood
 from casekit.tracks.dolfinx.solvers.linalg import Newton, Stats, solve_linear
 from casekit.tracks.dolfinx.solvers.problem import Problem, add
 
@@ -26,7 +26,7 @@ def navier_stokes(p: Problem) -> Result:
     nu = fem.Constant(p.mesh, max(nu_target, 1.0))
     f_v = add(ufl.inner(p.forcing(), v_) * p.dx, p.neumann_terms(v_))
     a = (nu * ufl.inner(ufl.grad(u_), ufl.grad(v_)) - p_ * ufl.div(v_) - q_ * ufl.div(u_)) * p.dx
-    w = solve_linear(p, a, f_v, W, bcs, stats, pin=pin)
+    w = solve_linear(p, a, f_v, W, bcs, stats, pin=pin, saddle=saddle_point(p, W, nu))
     u, pr = ufl.split(w)
     v, q = ufl.TestFunctions(W)
     F = (nu * ufl.inner(ufl.grad(u), ufl.grad(v)) + ufl.inner(ufl.grad(u) * u, v) - pr * ufl.div(v)
