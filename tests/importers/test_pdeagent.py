@@ -98,7 +98,7 @@ REPAIRED = {  # record id -> its provenance status (None: not kept) (why)
     "le_exp_tjunc_body_force": "kept",  # the stem reaches into the bar: clipped, the same region (a mapping)
     "burgers_porous_v1": "replaced",  # (square_with_hole, the oracle's 0.1/0.01) separable: u0 times a ratio
     "biharmonic_no_exact_gaussian_source": "kept",  # the oracle's second condition, Laplace(u) = 0 (no repair)
-    "heat_3d_source_only": "kept",  # the oracle's initial condition u = 0
+    "heat_3d_source_only": "repaired",  # the oracle's initial condition u = 0; a foreign tolerance key dropped
     "biharmonic_annulus_offset": "replaced",  # (its grid, widened) a polynomial the boundary data determine
     "heat_p2": "replaced",  # the interval is so short that the initial data are within 6 % of the answer
     "stokes_3d_multifreq": "replaced",  # the manufactured velocity is not divergence-free
