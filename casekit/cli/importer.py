@@ -29,6 +29,10 @@ def import_cases(
                                 "case is validated and one with findings is not kept either."),
     jobs: int = typer.Option(os.cpu_count() or 1, "--jobs", "-j", min=1,
                              help="Processes that validate the repaired cases."),
+    only: list[str] = typer.Option([], "--only", metavar="ID",
+                                   help="Re-import only these records (record ids as in FILE, repeatable) into "
+                                   "an OUT that an earlier import wrote: their sources and report entries are "
+                                   "replaced, every other record's stay as they are."),
 ) -> None:
     """Convert records into casekit case sources; what cannot be mapped is kept for validation to
     report or listed in OUT/import-report.json, never dropped silently."""
@@ -45,8 +49,10 @@ def import_cases(
         convert = functools.partial(convert, repair=True)
     if not file.is_file():
         raise UsageError(f"{file} does not exist")
-    if out.exists() and any(out.rglob("*.yaml")) and not force:
-        raise UsageError(f"{out} already holds case sources; pass --force to replace them")
+    earlier = _earlier_report(out, only) if only else None
+    if earlier is None and out.exists() and any(out.rglob("*.yaml")) and not force:
+        raise UsageError(f"{out} already holds case sources; pass --force to replace them",
+                         valid="--force, or --only ID to re-import some records")
     notes: Counter[str] = Counter()
     report: list[dict[str, Any]] = []
     n = 0
@@ -54,20 +60,54 @@ def import_cases(
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-import-", dir=out.parent))
     try:
-        n, failed = _convert_all(file, convert, staging, notes, report, repair, jobs)
-        write_json(staging / "import-report.json", report)
+        n, failed = _convert_all(file, convert, staging, notes, report, repair, jobs, set(only) or None)
         written = {f.relative_to(staging) for f in staging.rglob("*.yaml")}
+        if earlier is not None:  # the records not asked for keep their sources and entries
+            missing = sorted(set(only) - {e["original_id"] for e in report})
+            if missing:
+                raise UsageError(f"--only: no record with id {', '.join(missing)} in {file}",
+                                 valid="record ids as FILE gives them (the report's original_id)")
+            redone = {e["line"] for e in report}
+            stale = {Path(_family(e)) / f"{e['id']}.yaml" for e in earlier if e["line"] in redone and e.get("id")}
+            report = sorted([e for e in earlier if e["line"] not in redone] + report, key=lambda e: e["line"])
+        else:
+            stale = None
+        write_json(staging / "import-report.json", report)
         for f in sorted(staging.rglob("*")):  # all or nothing: a bad file stops before anything lands
             if f.is_file():
                 dest = out / f.relative_to(staging)
                 dest.parent.mkdir(parents=True, exist_ok=True)
                 os.replace(f, dest)
         for old in sorted(out.rglob("*.yaml")):  # --force replaces the import whole: a source the
-            if old.relative_to(out) not in written:  # records no longer give does not linger
+            rel = old.relative_to(out)  # records no longer give does not linger (--only: theirs)
+            if rel not in written and (stale is None or rel in stale):
                 old.unlink()
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     _summary(file, out, n, failed, notes)
+
+
+def _earlier_report(out: Path, only: list[str]) -> list[dict[str, Any]]:
+    """The report of the import in ``out`` that ``--only`` amends."""
+    from casekit.jsonio import read_json
+
+    path = out / "import-report.json"
+    if not path.is_file():
+        raise UsageError(f"--only amends an earlier import, and {path} does not exist",
+                         valid=f"a full import into {out} first (without --only)")
+    try:
+        entries = read_json(path)
+        if not isinstance(entries, list) or not all(isinstance(e, dict) and "line" in e for e in entries):
+            raise ValueError("not a list of entries with a line number")
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"{path} is not an import report: {exc}") from None
+    return entries
+
+
+def _family(entry: dict[str, Any]) -> str:
+    """The family directory of a report entry's source."""
+    anchor = entry.get("anchor") or {}
+    return str(anchor.get("family") or str(entry["id"]).split("_")[0])
 
 
 #: note classes that mean a record's problem is not fully understood: not kept on --repair
@@ -75,13 +115,15 @@ UNFAITHFUL = ("unmapped", "inconsistent")
 
 
 def _convert_all(file: Path, convert: Any, staging: Path, notes: Counter[str], report: list[dict[str, Any]],
-                 repair: bool = False, jobs: int = 1) -> tuple[int, int]:
+                 repair: bool = False, jobs: int = 1, only: set[str] | None = None) -> tuple[int, int]:
     from casekit import yamlio
     from casekit.jsonio import atomic_write_text, iter_jsonl
 
     n = failed = 0
     kept: list[tuple[dict[str, Any], dict[str, Any], list[tuple[str, str]]]] = []
     for lineno, rec in iter_jsonl(file):
+        if only is not None and not (isinstance(rec, dict) and rec.get("id") in only):
+            continue
         try:
             if not isinstance(rec, dict):
                 raise TypeError("a record must be a JSON object")

@@ -207,3 +207,50 @@ def test_a_forced_import_leaves_no_source_the_records_no_longer_give(shared_data
     assert not stale.exists()
     assert [p.stem for p in out.rglob("*.yaml")] == [
         json.loads((out / "import-report.json").read_text())[0]["id"]]
+
+
+def test_only_reimports_the_named_records_and_keeps_the_rest(shared_data: Path, tmp_path: Path) -> None:
+    """``import --only ID`` amends an earlier import: the named records' sources and report entries
+    are redone, every other source stays byte for byte; an unknown id or a missing earlier import
+    is a usage error (exit 2) that changes nothing."""
+    recs = records(shared_data)
+    subset = tmp_path / "subset.jsonl"
+    subset.write_text("".join(json.dumps(recs[i]) + "\n" for i in ("le_exp_tjunc_body_force", "heat_no_exact")))
+    out = tmp_path / "out"
+    assert runner.invoke(app, ["import", "pdeagent-bench", str(subset), "--out", str(out), "--repair", "--jobs",
+                               "1"]).exit_code == 0
+    report = json.loads((out / "import-report.json").read_text())
+    paths = {e["original_id"]: next(out.rglob(f"{e['id']}.yaml")) for e in report}
+    kept = paths["le_exp_tjunc_body_force"].read_text() + "# edited after the import\n"
+    paths["le_exp_tjunc_body_force"].write_text(kept)
+    paths["heat_no_exact"].write_text(paths["heat_no_exact"].read_text() + "# edited after the import\n")
+    result = runner.invoke(app, ["import", "pdeagent-bench", str(subset), "--out", str(out), "--repair", "--jobs", "1",
+                                 "--only", "heat_no_exact"])
+    assert result.exit_code == 0, result.output
+    assert paths["le_exp_tjunc_body_force"].read_text() == kept
+    assert "edited" not in paths["heat_no_exact"].read_text()
+    assert json.loads((out / "import-report.json").read_text()) == report
+    for args, needle in ((["--only", "heat_no_exact_typo"], "heat_no_exact_typo"),
+                         (["--only", "heat_no_exact", "--out", str(tmp_path / "empty")], "earlier import")):
+        result = runner.invoke(app, ["import", "pdeagent-bench", str(subset), "--out", str(out), "--repair",
+                                     "--jobs", "1", *args])
+        assert result.exit_code == 2 and needle in result.output, result.output
+    assert paths["le_exp_tjunc_body_force"].read_text() == kept
+
+
+def test_numerical_transient_references_refine_time_with_space(shared_data: Path) -> None:
+    """A transient record without a manufactured solution: its reference levels refine the step
+    (L1 at most half the calibration's, L2 half of L1) so that e_base and the refinement gap see
+    the time error; a parabolic one steps its levels, and a backward-Euler calibration, with BDF2
+    (heat_no_exact's backward-Euler oracle at dt 0.02 has e_base 0.37; a Crank-Nicolson reference
+    keeps rough initial data alive).  A manufactured record's levels stay as the anchor gives them."""
+    recs = records(shared_data)
+    heat = convert(recs["heat_no_exact"], repair=True).source
+    l1, l2 = heat["reference"]["levels"]
+    assert (l1["dt"], l2["dt"]) == (0.01, 0.005) and l1["scheme"] == l2["scheme"] == "bdf2"
+    assert heat["calibration"]["scheme"] == "bdf2" and heat["calibration"]["dt"] == 0.02
+    wave = convert(recs["wave_gear10_source_gauss"], repair=True).source
+    l1, l2 = wave["reference"]["levels"]
+    assert l2["dt"] == l1["dt"] / 2 <= wave["calibration"]["dt"] / 4 and "scheme" not in l1
+    for src in (heat, wave):
+        assert check_source(src) == [], src["id"]

@@ -89,7 +89,9 @@ def _convert(rec: dict[str, Any]) -> Imported:
     diameter = _diameter(domain)
     src["calibration"] = _calibration(oc, diameter, out, src["pde"].get("time"))
     if "reference_config" in oc:
-        src["reference"] = _reference(oc["reference_config"], src["calibration"], diameter, out)
+        src["reference"] = _reference(oc["reference_config"], src["calibration"], diameter, out,
+                                      numerical="manufactured_solution" not in src,
+                                      parabolic="parabolic" in FAMILIES.get(family).math_types(transient=True))
     if rec.get("agent_knobs"):  # method hints for agents (e.g. Taylor-Hood for Stokes): not part of a case
         names = [k.get("name", "?") for k in rec["agent_knobs"] if isinstance(k, dict)]
         out.note("dropped", f"agent_knobs {names} are solver hints for agents, not case data; casekit's prompts give "
@@ -532,25 +534,60 @@ def _calibration(oc: dict[str, Any], diameter: float, out: Imported, time: dict[
     return res
 
 
-def _reference(cfg: dict[str, Any], calibration: dict[str, Any], diameter: float, out: Imported) -> dict[str, Any]:
+#: the time scheme of a parabolic case's reference levels and of its calibration when the anchor's
+#: oracle steps with backward Euler: second order and damping (Crank-Nicolson keeps the rough,
+#: high-frequency part of initial data alive step after step -- heat_no_exact_high_freq_initial's
+#: Crank-Nicolson reference gave e_base 1.4 -- and backward Euler at the record's step misses a
+#: decaying mode by tens of percent: heat_no_exact's oracle, dt 0.02, e_base 0.37)
+REFERENCE_SCHEME = "bdf2"
+
+
+def _reference(cfg: dict[str, Any], calibration: dict[str, Any], diameter: float, out: Imported,
+               numerical: bool = True, parabolic: bool = False) -> dict[str, Any]:
+    """The numerical reference's two refinement levels: L2 the anchor's reference discretisation,
+    L1 between the calibration and L2.  A transient case's levels refine time too: L1 at most
+    half the calibration's step (and no coarser than the anchor's reference step, nor than its
+    mesh ratio asks), L2 half of L1 -- levels that share one step leave their common time error
+    out of the refinement gap, and a reference no finer in time than the calibration out of
+    e_base.  A parabolic case's levels step with BDF2 (:data:`REFERENCE_SCHEME`), and so does its
+    calibration where the anchor's oracle stepped with backward Euler or named no scheme.  A record
+    with a manufactured solution keeps its levels as given (its reference is the solution)."""
     mesh, fem = cfg.get("mesh", {}), cfg.get("fem", {})
     l2 = {"cells_across": max(2, round(mesh.get("resolution", 128) * diameter)),
           "degree": fem.get("degree", fem.get("degree_u", 2))}
-    if "dt" in cfg.get("time", {}):
-        l2["dt"] = cfg["time"]["dt"]
     l1 = {**l2, "cells_across": max(calibration.get("cells_across", l2["cells_across"] // 2),
                                     (l2["cells_across"] + calibration.get("cells_across", 0)) // 2)}
     out.note("assumed", "the intermediate refinement level L1 is synthesised between calibration and reference")
-    if calibration.get("dt") is not None and "dt" not in l2:
-        # the anchor's references re-use the record's step, which leaves the calibration's time
-        # error out of e_base; casekit's levels refine time with space, as its diagnostic runs do
+    given = cfg.get("time", {}).get("dt")
+    if not numerical:  # unused (the solution is the reference): the levels as the anchor gives them
+        cal_dt, cal_n = calibration.get("dt"), calibration.get("cells_across", SolveSettings().cells_across)
+        for level in (l1, l2):
+            if given is not None:
+                level["dt"] = given
+            elif cal_dt is not None:
+                level["dt"] = float(f"{float(cal_dt) * cal_n / level['cells_across']:.6g}")
+    elif calibration.get("dt") is not None:
         cal_dt = float(calibration["dt"])
         cal_n = calibration.get("cells_across", SolveSettings().cells_across)  # what the calibration runs at
-        for level in (l1, l2):
-            level["dt"] = float(f"{cal_dt * cal_n / level['cells_across']:.6g}")
-        out.note("repaired", "the reference levels have no time step: each refines the calibration's "
-                 f"(dt {cal_dt:g}) with its mesh, dt x {cal_n} / cells across, so e_base includes the "
-                 "calibration's time error")
+        steps = [cal_dt / 2, cal_dt * cal_n / l1["cells_across"]]
+        if isinstance(given, (int, float)) and given > 0:
+            steps.append(float(given))
+        l1["dt"] = float(f"{min(steps):.6g}")
+        l2["dt"] = float(f"{l1['dt'] / 2:.6g}")
+        out.note("repaired", f"the reference levels refine time with space: dt {l1['dt']:g} (L1) and {l2['dt']:g} "
+                 f"(L2) against the calibration's {cal_dt:g}" + (f" and the anchor's reference {given:g}" if given
+                                                                 else "") +
+                 ", so that e_base and the refinement gap include the time error")
+        if parabolic:
+            for level in (l1, l2):
+                level["scheme"] = REFERENCE_SCHEME
+            if calibration.get("scheme") in (None, "backward_euler"):
+                named = calibration.get("scheme") or "no scheme (casekit's default: Crank-Nicolson)"
+                calibration["scheme"] = REFERENCE_SCHEME
+                out.note("repaired", f"the calibration steps with {REFERENCE_SCHEME} at the record's step, not the "
+                         f"anchor oracle's {named}: backward Euler's time error at that step may exceed any "
+                         "useful threshold (heat_no_exact: e_base 0.37), Crank-Nicolson keeps rough initial "
+                         "data alive")
     return {"levels": [l1, l2]}
 
 
