@@ -9,6 +9,7 @@ never given a fallback value.
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import statistics
 import time
@@ -101,6 +102,40 @@ class Rejected(Exception):
         self.reason = reason
 
 
+class TooCoarse(Rejected):
+    """The calibration is too coarse for the case's gates: ``shortfall`` is the factor by which
+    its error would have to shrink (e_base over its limit, or the span margin over the ratio)."""
+
+    def __init__(self, reason: str, shortfall: float) -> None:
+        super().__init__("rejected", reason)
+        self.shortfall = shortfall
+
+
+#: the version of the build's acceptance rules: a change that may turn a rejection into a record
+#: (or the reverse) bumps it, and a committed rejection of other rules is built again
+#: (casekit.build.shards).  2: a calibration too coarse for the gates is refined (MAX_REFINEMENTS)
+REJECTION_RULES = 2
+
+#: refinements of the calibration a build may make when it is too coarse for the case's gates
+MAX_REFINEMENTS = 3
+
+
+def refine(settings: dict[str, Any]) -> dict[str, Any]:
+    """Settings one refinement finer: cells across x sqrt(2), the time step halved -- a P1 /
+    first-order calibration's error roughly halves (a higher order's more)."""
+    known = set(SolveSettings().to_dict())
+    out = {k: v for k, v in settings.items() if k in known}  # what the solver reads, no build notes
+    out["cells_across"] = math.ceil(int(settings["cells_across"]) * math.sqrt(2))
+    if settings.get("dt") is not None:
+        out["dt"] = float(f"{float(settings['dt']) / 2:.6g}")
+    return out
+
+
+def _level(settings: dict[str, Any]) -> str:
+    return f"{settings.get('cells_across')} cells across" + (
+        f", dt {settings['dt']:g}" if settings.get("dt") is not None else "")
+
+
 class CaseBuild:
     def __init__(self, path: Path, opts: BuildOptions, timing_lock: AbstractContextManager[Any],
                  progress: Callable[[str, str], None] = lambda case, stage: None) -> None:
@@ -166,6 +201,33 @@ class CaseBuild:
         self.settings = source_settings(source)
         with self._stage("reference"):
             ref, intermediate, ref_config = self._reference()
+        first, why = dict(self.settings), []
+        while True:  # refined while too coarse for the case's gates (at most MAX_REFINEMENTS times)
+            try:
+                cal, e_base, tau, targets, trial, refinement = self._calibrated(ref, intermediate)
+                break
+            except TooCoarse as exc:
+                finer = self._refined(exc, len(why))
+                if isinstance(finer, str):
+                    raise Rejected(exc.status, exc.reason + finer) from None
+                self.settings = finer
+                why.append(exc.reason)
+        if why:
+            self.outcome.notes.append(f"calibrated {len(why)} refinement(s) finer than the source asks "
+                                      f"({_level(first)} -> {_level(self.settings)}): {why[0]}")
+            self.settings = {**self.settings, "refined_from": {k: first.get(k) for k in ("cells_across", "dt")}}
+        with self._stage("agreement"):
+            self._agreement(cal["arrays"], tau["tau_acc"])
+        with self._stage("record"):
+            self._record(ref, cal, e_base, tau, refinement, ref_config, trial, targets)
+
+    def _calibrated(self, ref: dict[str, np.ndarray], intermediate: dict[str, np.ndarray] | None
+                    ) -> tuple[dict[str, Any], float, dict[str, float], dict[str, dict[str, float]], dict[str, Any],
+                               dict[str, float] | None]:
+        """The calibration at the current settings and what the case's gates make of it: e_base,
+        thresholds, targets, the trial.  :class:`TooCoarse` when the calibration is too coarse
+        for the case's gates (its error, or its threshold against the span margin)."""
+        o, source = self.outcome, self.source
         with self._stage("calibration"):
             cal = self._calibration(ref if intermediate is None else None)
             e_base = metrics.rel_l2(cal["arrays"], ref, self.mask)
@@ -187,8 +249,8 @@ class CaseBuild:
             # what the solver reported, so that the one is told from the other
             solver = ("; an error this large may also be a solve that did not solve -- the calibration "
                       f"solver reported {cal.get('meta', {}).get('solver_info', {})}" if e_base >= WRONG_FIELD else "")
-            raise Rejected("rejected", f"the calibration error e_base={e_base:.3e} is not below {limit:g}: "
-                           f"the calibration settings are too coarse for this case{solver}")
+            raise TooCoarse(f"the calibration error e_base={e_base:.3e} is not below {limit:g}: "
+                            f"the calibration settings are too coarse for this case{solver}", e_base / limit)
         config = self.d.evaluation
         try:
             tau = thresholds(config, e_base, cal["runtime"])
@@ -197,10 +259,26 @@ class CaseBuild:
         targets = self._targets(cal, tau["tau_acc"])
         with self._stage("trial"):
             trial = self._trial(ref, tau["tau_acc"], targets)
-        with self._stage("agreement"):
-            self._agreement(cal["arrays"], tau["tau_acc"])
-        with self._stage("record"):
-            self._record(ref, cal, e_base, tau, refinement, ref_config, trial, targets)
+        return cal, e_base, tau, targets, trial, refinement
+
+    def _refined(self, coarse: TooCoarse, done: int) -> dict[str, Any] | str:
+        """The calibration settings one refinement finer (:func:`refine`), or why there are none:
+        the refinements the shortfall needs (each roughly halves e_base) exceed what is left of
+        :data:`MAX_REFINEMENTS`, or a numerical reference's L1 is not finer any more (the
+        calibration must stay the coarsest level of its ladder)."""
+        needed = math.ceil(math.log2(coarse.shortfall)) if coarse.shortfall > 1 else 1
+        if needed > MAX_REFINEMENTS - done:
+            return (f" (refining the calibration would take about {needed} more refinement(s), each halving "
+                    f"e_base; at most {MAX_REFINEMENTS} in all, {done} done)")
+        finer = refine(self.settings)
+        levels = self.source.reference.levels if self.source.reference and not self.source.manufactured else []
+        if levels:
+            l1 = SolveSettings.from_dict(levels[0])
+            if not (finer["cells_across"] < l1.cells_across and (l1.dt is None or finer["dt"] is None
+                                                                  or finer["dt"] > l1.dt)):
+                return (f" (the calibration cannot be refined to {_level(finer)}: its reference level L1 "
+                        f"{_level(l1.to_dict())} would not be finer)")
+        return finer
 
     # -- stages --------------------------------------------------------------------------
     def _reference(self) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray] | None, dict[str, Any]]:
@@ -397,9 +475,9 @@ class CaseBuild:
                            "targets that need a solve")
         fit = trial["span"]
         if not fit["ratio"] >= span.SPAN_MARGIN:
-            raise Rejected("rejected", f"the reference is within {fit['residual']:.3g} of the {fit['span']} span "
+            raise TooCoarse(f"the reference is within {fit['residual']:.3g} of the {fit['span']} span "
                            f"(led by {', '.join(fit['leading'])}): {fit['ratio']:.3g} x tau_acc, less than the margin "
-                           f"{span.SPAN_MARGIN:g}")
+                           f"{span.SPAN_MARGIN:g}", span.SPAN_MARGIN / max(fit["ratio"], 1e-300))
         return trial
 
     def _record(self, ref: dict[str, np.ndarray], cal: dict[str, Any], e_base: float, tau: dict[str, float],

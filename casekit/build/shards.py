@@ -44,7 +44,7 @@ import numpy as np
 from casekit import __version__
 from casekit.build import references
 from casekit.build.cache import key
-from casekit.build.pipeline import BuildOptions, CaseOutcome, record_key, source_key
+from casekit.build.pipeline import REJECTION_RULES, BuildOptions, CaseOutcome, record_key, source_key
 from casekit.errors import CasekitError, UsageError
 from casekit.jsonio import atomic_write_bytes, dumps, read_json, sha256_bytes, sha256_file
 from casekit.model.source import CaseSource, load_source_dict
@@ -257,7 +257,7 @@ class Area:
             "key": record_key(**parts), "source_key": parts["source_key"], "code": parts["code"],
             "versions": dict(sorted(parts["versions"].items())),
             "status": outcome.status, "reason": outcome.reason, "notes": outcome.notes, "record": None,
-            "files": {},
+            "rules": REJECTION_RULES, "files": {},
             # what building it took here (with its calibration from this machine's stage cache: next to
             # nothing, so projections count such a case at the mean of the others)
             "build": {"seconds": round(sum(outcome.stage_seconds.values()), 3), "jobs": jobs,
@@ -364,7 +364,8 @@ def plan(area: Area, sources: list[Source], spec: ShardSpec, track: TrackIdentit
         if entry is not None:
             p.entries[s.id] = entry
         done = (entry is not None and entry["key"] == track.key(s) and entry["status"] in DONE
-                and not (retry_failed and entry["status"] == "failed"))
+                and not (retry_failed and entry["status"] == "failed")
+                and not (entry["status"] == "rejected" and entry.get("rules", 1) != REJECTION_RULES))
         (p.done if done else p.todo).append(s)
     return p
 

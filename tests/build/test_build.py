@@ -201,3 +201,31 @@ def test_a_level_that_reproduces_the_solution_is_timed_once_and_completed_when_k
     record = json.loads((tmp_path / "build" / "dolfinx" / kept.case_id / "record.json").read_text())
     assert record["evaluation_metadata"]["calibration_config"]["degree"] == 2
     assert len(record["evaluation_metadata"]["t_base_runs"]) == 3
+
+
+def test_a_calibration_too_coarse_for_the_gates_is_refined_within_bounds(tmp_path: Path) -> None:
+    """A calibration too coarse for the case's gates (its threshold 10 x e_base puts the span
+    margin out of reach, or e_base itself is too large) is refined -- cells x sqrt(2), the step
+    halved -- at most MAX_REFINEMENTS times; the record says from what, the build notes why.  A
+    shortfall that the refinements left cannot close is rejected at once, with both reasons."""
+    from casekit.build.pipeline import MAX_REFINEMENTS, refine
+
+    assert refine({"cells_across": 24, "degree": 1, "dt": 0.01, "degree_lowered_from": 2}) == {
+        "cells_across": 34, "degree": 1, "dt": 0.005}
+    cases = {}
+    for n in (24, 13):
+        src = coarse("poisson", "unit_square", bc="dirichlet")
+        src["id"] = f"{src['id']}_n{n}"
+        src["calibration"].update(cells_across=n, degree=1)
+        cases[n] = src["id"]
+        write_case(tmp_path, src)
+    outcomes = {o.case_id: o for o in build(sorted((tmp_path / "cases").rglob("*.yaml")), opts(tmp_path / "build"))}
+    fine = outcomes[cases[24]]
+    assert fine.status == "built", fine.reason
+    record = json.loads((tmp_path / "build" / "dolfinx" / fine.case_id / "record.json").read_text())
+    assert check_record(record) == []
+    cfg = record["evaluation_metadata"]["calibration_config"]
+    assert cfg["refined_from"] == {"cells_across": 24, "dt": None} and 24 < cfg["cells_across"]
+    assert any(n.startswith("calibrated ") and "span" in n for n in fine.notes), fine.notes
+    far = outcomes[cases[13]]
+    assert far.status == "rejected" and "margin 5" in far.reason and f"at most {MAX_REFINEMENTS} in all" in far.reason

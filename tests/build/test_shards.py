@@ -113,7 +113,7 @@ def test_status_projects_the_machine_time_and_slices_a_family_past_the_budget(tm
             area.entry_path("dolfinx", s.family, s.id).parent.mkdir(parents=True, exist_ok=True)
             area.entry_path("dolfinx", s.family, s.id).write_text(json.dumps(
                 {"format": shards.FORMAT, "id": s.id, "family": s.family, "key": ident.key(s), "status": "rejected",
-                 "reason": "r", "files": {}, "build": {"seconds": 600.0, "jobs": 1}}))
+                 "reason": "r", "rules": shards.REJECTION_RULES, "files": {}, "build": {"seconds": 600.0, "jobs": 1}}))
     st = shards.status(area, sources, [ident])
     rows = {r.family: r for r in st.rows}
     assert rows["poisson"].counts["dolfinx"] == (4, 6) and rows["poisson"].shards == ["poisson.2of3", "poisson.3of3"]
@@ -306,3 +306,19 @@ def test_a_case_built_after_the_solver_code_changed_is_committed_under_that_code
     assert entry["code"].startswith("edited")
     assert plan(area, read_sources([cases]), ShardSpec("poisson"), TrackIdentity.of("dolfinx")).todo == []
     assert [s.id for s in plan(area, read_sources([cases]), ShardSpec("poisson"), before).todo] == [CASES[0]]
+
+
+@pytest.mark.dolfinx
+def test_a_rejection_under_other_acceptance_rules_is_built_again(built: dict, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A committed rejection records the build's acceptance rules (REJECTION_RULES): when they
+    change (a calibration too coarse for the gates is now refined), the rejection is built again;
+    built records of the same key stay done."""
+    from casekit.build import shards
+
+    cases, area = _copy(built, tmp_path)
+    ident = TrackIdentity.of("dolfinx")
+    assert plan(area, read_sources([cases]), ShardSpec("poisson"), ident).todo == []
+    monkeypatch.setattr(shards, "REJECTION_RULES", shards.REJECTION_RULES + 1)
+    p = plan(area, read_sources([cases]), ShardSpec("poisson"), ident)
+    assert [s.id for s in p.todo] == [INVALID] and len(p.done) == 2
