@@ -29,6 +29,11 @@ def import_cases(
                                 "case is validated and one with findings is not kept either."),
     jobs: int = typer.Option(os.cpu_count() or 1, "--jobs", "-j", min=1,
                              help="Processes that validate the repaired cases."),
+    replace: Path | None = typer.Option(None, "--replace", metavar="FILE",
+                                        help="JSON object {record id: why}: records that a build found answerable "
+                                        "without solving (their numerical reference lies in the span of what "
+                                        "the agent sees) are replaced by siblings like records whose solution "
+                                        "leaks (with --repair)."),
     only: list[str] = typer.Option([], "--only", metavar="ID",
                                    help="Re-import only these records (record ids as in FILE, repeatable) into "
                                    "an OUT that an earlier import wrote: their sources and report entries are "
@@ -43,6 +48,9 @@ def import_cases(
     from casekit.jsonio import write_json
 
     convert = IMPORTERS.get(fmt)
+    replaced = _replace_list(replace) if replace is not None else {}
+    if replaced and not repair:
+        raise UsageError("--replace needs --repair (a replacement is a sibling, drawn and validated by the repair)")
     if repair:
         if "repair" not in inspect.signature(convert).parameters:
             raise UsageError(f"the {fmt} importer cannot repair records", valid="casekit import without --repair")
@@ -60,7 +68,7 @@ def import_cases(
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-import-", dir=out.parent))
     try:
-        n, failed = _convert_all(file, convert, staging, notes, report, repair, jobs, set(only) or None)
+        n, failed = _convert_all(file, convert, staging, notes, report, repair, jobs, set(only) or None, replaced)
         written = {f.relative_to(staging) for f in staging.rglob("*.yaml")}
         if earlier is not None:  # the records not asked for keep their sources and entries
             missing = sorted(set(only) - {e["original_id"] for e in report})
@@ -85,6 +93,22 @@ def import_cases(
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     _summary(file, out, n, failed, notes)
+
+
+def _replace_list(path: Path) -> dict[str, str]:
+    """``--replace FILE``: {record id: why the build found it answerable without solving}."""
+    from casekit.jsonio import read_json
+
+    try:
+        data = read_json(path)
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"--replace {path}: cannot read it: {exc}") from None
+    if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) and v.strip()
+                                             for k, v in data.items()):
+        raise UsageError(f"--replace {path}: not a JSON object of record ids to reasons",
+                         valid='{"heat_oscillatory_source_no_exact": "the reference is within 2e-5 of the forcing '
+                         'span"}')
+    return data
 
 
 def _earlier_report(out: Path, only: list[str]) -> list[dict[str, Any]]:
@@ -115,7 +139,8 @@ UNFAITHFUL = ("unmapped", "inconsistent")
 
 
 def _convert_all(file: Path, convert: Any, staging: Path, notes: Counter[str], report: list[dict[str, Any]],
-                 repair: bool = False, jobs: int = 1, only: set[str] | None = None) -> tuple[int, int]:
+                 repair: bool = False, jobs: int = 1, only: set[str] | None = None,
+                 replaced: dict[str, str] | None = None) -> tuple[int, int]:
     from casekit import yamlio
     from casekit.jsonio import atomic_write_text, iter_jsonl
 
@@ -150,6 +175,15 @@ def _convert_all(file: Path, convert: Any, staging: Path, notes: Counter[str], r
         report.append(entry)
         kept.append((entry, src, imported.notes))
     findings = _validate_all([src for _, src, _ in kept], jobs) if repair else [[] for _ in kept]
+    replaced = replaced or {}
+    unknown = sorted(set(replaced) - {entry["original_id"] for entry in report})
+    if unknown and only is None:
+        raise UsageError(f"--replace names records that {file} does not hold: {', '.join(unknown[:5])}",
+                         valid="record ids as the input file gives them")
+    for i, (entry, _, _) in enumerate(kept):  # found answerable by a build: its solution cannot be released
+        if entry["original_id"] in replaced and not findings[i]:
+            findings[i] = [f"{SOLUTION_POINTER}: a build found it answerable without solving: "
+                           f"{replaced[entry['original_id']]}"]
     # a record whose only findings are its manufactured solution's (it can be read from the agent
     # view) is replaced by a sibling: the same problem with a new solution (casekit.authoring.sibling)
     replaceable = [i for i, problems in enumerate(findings) if problems and all(
@@ -157,7 +191,9 @@ def _convert_all(file: Path, convert: Any, staging: Path, notes: Counter[str], r
     siblings = dict(zip(replaceable, _replace_all([(kept[i][1], kept[i][0]["original_id"]) for i in replaceable],
                                                   jobs), strict=True))
     for i, ((entry, src, record_notes), problems) in enumerate(zip(kept, findings, strict=True)):
-        why = f"{len(problems)} validator finding(s): " + "; ".join(problems[:3])
+        why = (f"a build found it answerable without solving: {replaced[entry['original_id']]}"
+               if entry["original_id"] in replaced and len(problems) == 1 and "a build found it" in problems[0]
+               else f"{len(problems)} validator finding(s): " + "; ".join(problems[:3]))
         if i in siblings and siblings[i][0] is not None:
             src, attempt = siblings[i]
             entry["notes"].append({"class": "replaced", "text": f"replaced by a sibling (draw {attempt}): the "

@@ -254,3 +254,32 @@ def test_numerical_transient_references_refine_time_with_space(shared_data: Path
     assert l2["dt"] == l1["dt"] / 2 <= wave["calibration"]["dt"] / 4 and "scheme" not in l1
     for src in (heat, wave):
         assert check_source(src) == [], src["id"]
+
+
+def test_a_record_a_build_found_answerable_is_replaced_by_a_sibling(shared_data: Path, tmp_path: Path) -> None:
+    """``--replace FILE`` ({record id: why}): a record without a manufactured solution whose
+    numerical reference a build found in the span of the visible data (heat_oscillatory_source_no_exact:
+    2e-5 from its forcing) is released as a sibling -- the same problem with a drawn solution --
+    whose provenance gives the build's reason; a malformed file is a usage error."""
+    recs = records(shared_data)
+    rid = "heat_oscillatory_source_no_exact"
+    subset = tmp_path / "subset.jsonl"
+    subset.write_text(json.dumps(recs[rid]) + "\n")
+    listed = tmp_path / "replace.json"
+    listed.write_text(json.dumps({rid: "the reference is within 2.05e-05 of the forcing span"}))
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["import", "pdeagent-bench", str(subset), "--out", str(out), "--repair", "--jobs", "1",
+                                 "--replace", str(listed)])
+    assert result.exit_code == 0, result.output
+    (path,) = out.rglob("*.yaml")
+    from casekit.model.source import load_source_dict
+
+    data = load_source_dict(path)
+    assert data["provenance"]["status"] == "replaced" and "2.05e-05 of the forcing span" in data["provenance"]["why"]
+    assert data["manufactured_solution"] and "reference" not in data and check_source(data, path) == []
+    original = convert(recs[rid], repair=True).source
+    assert data["domain"] == original["domain"] and data["pde"]["time"] == original["pde"]["time"]
+    listed.write_text(json.dumps([rid]))
+    result = runner.invoke(app, ["import", "pdeagent-bench", str(subset), "--out", str(tmp_path / "o2"), "--repair",
+                                 "--replace", str(listed)])
+    assert result.exit_code == 2 and "record ids to reasons" in result.output
