@@ -116,6 +116,14 @@ class TooCoarse(Rejected):
 #: (casekit.build.shards).  2: a calibration too coarse for the gates is refined (MAX_REFINEMENTS)
 REJECTION_RULES = 2
 
+#: how the rejections of a case that can be answered without solving begin (an inverter passes, a
+#: target is guessed, the reference lies near a span of visible fields): casekit.build.answerable
+#: lists such cases so that the dataset replaces them
+ANSWERED_BY_INVERTERS = "inverters answer the case"
+TARGETS_GUESSED = "inverters pass target gates"
+NEAR_A_SPAN = "the reference is within "
+ANSWERABLE = (ANSWERED_BY_INVERTERS, TARGETS_GUESSED, NEAR_A_SPAN)
+
 #: refinements of the calibration a build may make when it is too coarse for the case's gates
 MAX_REFINEMENTS = 3
 
@@ -467,15 +475,15 @@ class CaseBuild:
         results = trial["inverters"]
         leaks = [f"{kind} (e={r['error']:.2e})" for kind, r in results.items() if r["stage"] == "passes accuracy"]
         if leaks:
-            raise Rejected("rejected", f"inverters answer the case from the agent view alone: {', '.join(leaks)}")
+            raise Rejected("rejected", f"{ANSWERED_BY_INVERTERS} from the agent view alone: {', '.join(leaks)}")
         guessed = [f"{kind} gets {n} (relative error {t['error']:.2e})" for kind, r in results.items()
                    for n, t in (r.get("targets") or {}).items() if t["passed"]]
         if guessed:
-            raise Rejected("rejected", f"inverters pass target gates: {', '.join(guessed)}; choose "
+            raise Rejected("rejected", f"{TARGETS_GUESSED}: {', '.join(guessed)}; choose "
                            "targets that need a solve")
         fit = trial["span"]
         if not fit["ratio"] >= span.SPAN_MARGIN:
-            raise TooCoarse(f"the reference is within {fit['residual']:.3g} of the {fit['span']} span "
+            raise TooCoarse(f"{NEAR_A_SPAN}{fit['residual']:.3g} of the {fit['span']} span "
                            f"(led by {', '.join(fit['leading'])}): {fit['ratio']:.3g} x tau_acc, less than the margin "
                            f"{span.SPAN_MARGIN:g}", span.SPAN_MARGIN / max(fit["ratio"], 1e-300))
         return trial

@@ -13,6 +13,7 @@ from casekit.cli import author as _author  # noqa: F401  isort: skip
 from casekit.cli import importer as _importer  # noqa: F401  isort: skip
 from casekit.cli import domain as _domain  # noqa: F401  isort: skip
 from casekit.cli import build as _build  # noqa: F401  isort: skip
+from casekit.cli import answerable as _answerable  # noqa: F401  isort: skip
 from casekit.cli import evaluate as _evaluate  # noqa: F401  isort: skip
 from casekit.cli import report as _report  # noqa: F401  isort: skip
 from casekit.cli import prompt as _prompt  # noqa: F401  isort: skip

@@ -1,0 +1,45 @@
+"""``casekit dataset answerable``: the cases a dataset build found answerable without solving."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from casekit.cli.app import console, print_json
+from casekit.cli.build import AREA_HELP, dataset_app
+from casekit.errors import UsageError
+
+
+@dataset_app.command("answerable")
+def dataset_answerable(
+    paths: list[Path] = typer.Argument(..., help="The dataset's case sources (directories or files)."),
+    area: Path = typer.Option(..., "--area", help=AREA_HELP),
+    tracks: str = typer.Option("dolfinx", "--tracks", help="Comma-separated tracks whose entries are read."),
+    write: Path | None = typer.Option(None, "--write", metavar="FILE",
+                                      help="Add them to this replace file (casekit import --replace FILE); what it "
+                                      "lists already stays."),
+    as_json: bool = typer.Option(False, "--json", help="Print {record id: reason} as JSON."),
+) -> None:
+    """The cases without a manufactured solution that a committed build rejects as answerable
+    without solving (an inverter passes, a target is guessed, the reference lies near a span of
+    visible fields, after the calibration was refined as far as the rules allow), by anchor
+    record: the records the next ``casekit import --repair --replace FILE`` releases as siblings."""
+    from casekit.build.answerable import answerable, merge_into
+    from casekit.build.shards import Area, read_sources
+    from casekit.tracks import TRACKS
+
+    names = [t.strip() for t in tracks.split(",") if t.strip()]
+    for t in names:
+        if t not in TRACKS:
+            raise UsageError(f"unknown track {t!r}", valid=", ".join(TRACKS.names()))
+    found = answerable(Area(area), read_sources(paths), names)
+    merged = merge_into(write, found) if write is not None else None
+    if as_json:
+        print_json(found)
+        return
+    for rid, why in found.items():
+        console.print(f"{rid}: {why}", markup=False)
+    console.print(f"{len(found)} record(s) answerable without solving"
+                  + (f"; {write} lists {len(merged)}: casekit import ... --repair --replace {write} --only ID ..."
+                     if merged is not None else ""), markup=False)
