@@ -9,8 +9,8 @@ committed build area by anchor record, in the form ``casekit import --replace FI
 that the next import releases a sibling in their place.
 
 Only an entry of the source as it is now and of the current acceptance rules counts (a rejection
-of earlier rules is built again first), and only a case without a manufactured solution: a drawn solution that leaks is the
-sibling's draw to redo, not the record's.
+of earlier rules is built again first), and only a case without a manufactured solution: a drawn
+solution that leaks is the sibling's draw to redo, not the record's.
 """
 
 from __future__ import annotations

@@ -209,7 +209,8 @@ class CaseBuild:
         self.settings = source_settings(source)
         with self._stage("reference"):
             ref, intermediate, ref_config = self._reference()
-        first, why = dict(self.settings), []
+        first = dict(self.settings)
+        why: list[str] = []  # the reason of each refinement
         while True:  # refined while too coarse for the case's gates (at most MAX_REFINEMENTS times)
             try:
                 cal, e_base, tau, targets, trial, refinement = self._calibrated(ref, intermediate)
