@@ -44,6 +44,19 @@ DATASET = {"name": "pdeagent-bench-repaired", "sources": "cases/pdeagent-bench",
            "about": "cases/pdeagent-bench/README.md"}
 #: every track the dataset is built on; dolfinx is primary (every case is built on it)
 DATASET_TRACKS = "dolfinx,dealii,firedrake,ngsolve"
+#: further sets of cases released beside the imported one, each as its own configurations (casekit package
+#: --subset NAME=DIR): the authored sample -- cases/<family>/*.yaml outside cases/pdeagent-bench -- with its own
+#: committed build area; its shards are named NAME.SHARD (authored.heat, authored.all.1of3)
+DATASET_SUBSETS = {"authored": {"sources": "cases", "exclude": "cases/pdeagent-bench",
+                                "area": "datasets/pdeagent-bench-repaired/build-authored"}}
+
+
+def _dataset_where(subset: str) -> list[str]:
+    """The sources and area arguments of ``casekit dataset`` for the imported set ("") or a further set."""
+    if not subset:
+        return [DATASET["sources"], "--area", DATASET["area"]]
+    s = DATASET_SUBSETS[subset]
+    return [s["sources"], "--exclude", s["exclude"], "--area", s["area"]]
 
 
 @nox.session(python=PYTHON)
@@ -58,13 +71,18 @@ def dataset(session: nox.Session) -> None:
     others are built in build/dataset (this machine's stage cache) and each one's record -- or rejection,
     with its reason -- is written into datasets/<name>/build/<track>/<family>/ as it finishes, so an
     interrupted shard keeps what finished.  It prints what to commit and the machine time (seconds per
-    case and the projection for the whole set).
+    case and the projection for the whole set).  ``--shard authored.heat`` is a shard of the authored sample
+    (cases/<family>/*.yaml outside cases/pdeagent-bench), committed into its own area,
+    datasets/<name>/build-authored/.
 
     ``nox -s dataset`` (no ``--shard``) prints every shard with its done / to-build counts per track
     (default: every track) and the machine time; when every case of dolfinx is done it packages the
     committed records (``casekit dataset materialise``, then ``casekit package``; another track only when
     it is complete too; refused if it would leave out a case of the latest release) and cuts the release
-    releases/<name>/<version>/ after the latest one (``--version`` is the first release's version).
+    releases/<name>/<version>/ after the latest one (``--version`` is the first release's version).  The
+    authored sample goes in as the configurations ``authored_agent``, ``authored`` and ``authored_<track>``
+    when its dolfinx is complete too (its other tracks when each is); the card states the numbers beside the
+    paper's and the machine time (``casekit dataset numbers --area AREA`` prints them from the repository).
 
     Calibration repeats: 1 (``--repeats``).  Under the paired gate (README: Runtime gate) t_base is
     metadata -- the evaluator re-times the calibration beside every submission -- so one timed run is
@@ -95,11 +113,13 @@ def dataset(session: nox.Session) -> None:
                          f"(casekit env install {track})")
             continue
         tracks.append(track)
-    where = [DATASET["sources"], "--area", DATASET["area"]]
+    where = _dataset_where("")
     if args.shard:
+        subset, _, shard = args.shard.partition(".")
+        subset, shard = (subset, shard) if subset in DATASET_SUBSETS and shard else ("", args.shard)
         for track in tracks:
             # exit 1 when a case of the shard is not in the area (the reasons are printed)
-            session.run("casekit", "dataset", "build", *where, "--shard", args.shard, "--track", track,
+            session.run("casekit", "dataset", "build", *_dataset_where(subset), "--shard", shard, "--track", track,
                         "--build-dir", DATASET["build"], "--jobs", args.jobs, "--repeats", args.repeats,
                         success_codes=[0, 1])
         return
@@ -107,6 +127,9 @@ def dataset(session: nox.Session) -> None:
         session.error("the dataset needs the dolfinx track (every case is built on it; it is primary)")
     tracks = ["dolfinx", *(t for t in tracks if t != "dolfinx")]
     listed = ",".join(tracks)
+    for name in DATASET_SUBSETS:  # listed first: the imported set's listing ends with what to do next
+        session.log(f"the set {name} (its shards: --shard {name}.S):")
+        subprocess.run([casekit, "dataset", "status", *_dataset_where(name), "--tracks", listed])
     if subprocess.run([casekit, "dataset", "status", *where, "--tracks", listed]).returncode != 0:
         session.log("not packaging: dolfinx is not complete (nox -s dataset -- --shard S for a shard listed above)")
         return
@@ -119,9 +142,23 @@ def dataset(session: nox.Session) -> None:
                          f"--shard ... --tracks {t})")
     built, dist = f"{DATASET['build']}-committed", f"{DATASET['build']}/release"
     session.run("casekit", "dataset", "materialise", *where, "--out", built, *(f"--track={t}" for t in ready))
+    subsets = []
+    for name in DATASET_SUBSETS:
+        st = json.loads(subprocess.run([casekit, "dataset", "status", *_dataset_where(name), "--tracks",
+                                        ",".join(ready), "--json"], capture_output=True, text=True).stdout)
+        complete = [t for t in ready if st["complete"].get(t)]
+        if "dolfinx" not in complete:
+            session.warn(f"the set {name} is not complete on dolfinx, so it is left out of the release (nox -s "
+                         f"dataset -- --shard {name}.S for a shard listed by casekit dataset status "
+                         f"{' '.join(_dataset_where(name))})")
+            continue
+        out = f"{DATASET['build']}-committed-{name}"
+        session.run("casekit", "dataset", "materialise", *_dataset_where(name), "--out", out,
+                    *(f"--track={t}" for t in complete))
+        subsets += ["--subset", f"{name}={out}"]
     session.run("casekit", "package", built, "--out", dist, "--name", DATASET["name"], "--version", args.version,
                 "--about", DATASET["about"], "--import-report", f"{DATASET['sources']}/import-report.json",
-                *(f"--track={t}" for t in ready))
+                *(f"--track={t}" for t in ready), *subsets)
     released = Path("releases") / DATASET["name"]
 
     def latest() -> Path | None:

@@ -150,13 +150,33 @@ app.add_typer(dataset_app, name="dataset")
 AREA_HELP = "The dataset's committed build area (datasets/<name>/build): the progress, in the repository."
 
 
-def _sources(paths: list[Path]) -> list:  # type: ignore[type-arg]
+EXCLUDE_HELP = ("A directory or file of the sources to leave out (repeatable): cases --exclude cases/pdeagent-bench "
+                "is the authored sample.")
+
+
+def _sources(paths: list[Path], exclude: list[Path] | None = None) -> list:  # type: ignore[type-arg]
     from casekit.build.shards import read_sources
 
-    for p in paths:
+    for p in [*paths, *(exclude or [])]:
         if not p.exists():
             raise UsageError(f"{p} does not exist")
-    return read_sources(paths)
+    return read_sources(_without(paths, exclude or []))
+
+
+def _without(paths: list[Path], exclude: list[Path]) -> list[Path]:
+    """``paths`` with the ``exclude`` paths left out (a directory holding one is replaced by its
+    entries, so the others stay)."""
+    gone = [e.resolve() for e in exclude]
+    out: list[Path] = []
+    for p in paths:
+        r = p.resolve()
+        if any(r == e or e in r.parents for e in gone):
+            continue
+        if p.is_dir() and any(r in e.parents for e in gone):
+            out += _without(sorted(p.iterdir()), exclude)
+        else:
+            out.append(p)
+    return out
 
 
 def _hours(seconds: float) -> str:
@@ -167,6 +187,7 @@ def _hours(seconds: float) -> str:
 def dataset_status(
     paths: list[Path] = typer.Argument(..., help="The dataset's case sources (directories or files)."),
     area: Path = typer.Option(..., "--area", help=AREA_HELP),
+    exclude: list[Path] = typer.Option([], "--exclude", help=EXCLUDE_HELP),
     tracks: str = typer.Option("dolfinx", "--tracks", help="Comma-separated tracks (the first is primary)."),
     as_json: bool = typer.Option(False, "--json", help="Print the status as JSON."),
 ) -> None:
@@ -177,7 +198,7 @@ def dataset_status(
     from casekit.build.shards import Area, TrackIdentity, status
     from casekit.tracks import TRACKS
 
-    sources = _sources(paths)
+    sources = _sources(paths, exclude)
     names = [t.strip() for t in tracks.split(",") if t.strip()]
     for t in names:
         if t not in TRACKS:
@@ -231,6 +252,7 @@ def dataset_build(
     shard: str = typer.Option(..., "--shard", help="A family (heat), a slice of one (poisson.2of3: every 3rd "
                               "sorted id from the 2nd), all, or all.KofN."),
     area: Path = typer.Option(..., "--area", help=AREA_HELP),
+    exclude: list[Path] = typer.Option([], "--exclude", help=EXCLUDE_HELP),
     track: str = typer.Option("dolfinx", "--track", "-t", help="Track whose solvers calibrate the cases."),
     build_dir: Path = typer.Option(Path("build/dataset"), "--build-dir", help="The machine's build directory "
                                    "(stage cache; not committed)."),
@@ -256,7 +278,7 @@ def dataset_build(
     from casekit.runner.limits import Limits
 
     _check_usable(paths, repeats, jobs, runner, track)
-    sources = _sources(paths)
+    sources = _sources(paths, exclude)
     spec = ShardSpec.parse(shard, (s.family for s in sources))
     ident = TrackIdentity.of(track)
     committed_area = Area(area)
@@ -344,6 +366,7 @@ def dataset_build(
 def dataset_materialise(
     paths: list[Path] = typer.Argument(..., help="The dataset's case sources (directories or files)."),
     area: Path = typer.Option(..., "--area", help=AREA_HELP),
+    exclude: list[Path] = typer.Option([], "--exclude", help=EXCLUDE_HELP),
     track: list[str] = typer.Option(["dolfinx"], "--track", "-t", help="Tracks to write (the first is primary)."),
     out: Path = typer.Option(..., "--out", help="The build directory to write (replaced whole)."),
 ) -> None:
@@ -351,11 +374,15 @@ def dataset_materialise(
     (records.jsonl, record.json, calibration.npz, reference.npz per case; a manufactured reference
     is sampled again from its source).  A record counts when its source and the track's solver
     code are this checkout's, and its library versions too where the track is usable here.
+    Writes the machine time of the build of what it writes (casekit.package.numbers.MACHINE_FILE:
+    per track, the committed entries' build seconds) for the dataset card.
     Exit 1 when a case of the sources has no current record."""
     from casekit.build.shards import Area, TrackIdentity, materialise
+    from casekit.jsonio import write_json
+    from casekit.package.numbers import MACHINE_FILE, machine_time
     from casekit.tracks import TRACKS
 
-    sources = _sources(paths)
+    sources = _sources(paths, exclude)
     idents = {}
     for t in track:
         if t not in TRACKS:
@@ -363,6 +390,11 @@ def dataset_materialise(
         if TRACKS.get(t).status()[0]:
             idents[t] = TrackIdentity.of(t)
     reports = materialise(Area(area), sources, track, out, idents)
+    machine = {}
+    for r in reports:
+        done = {*r.records, *(cid for cid, _ in r.rejected)}
+        machine[r.track] = machine_time(e for cid, e in Area(area).entries(r.track).items() if cid in done)
+    write_json(out / MACHINE_FILE, machine)
     for r in reports:
         console.print(f"{r.track}: {len(r.records)} record(s), {len(r.rejected)} rejected, {len(r.missing)} not built, "
                       f"{len(r.stale)} stale" + ("" if r.versions_checked else
@@ -372,3 +404,32 @@ def dataset_materialise(
     console.print(f"wrote {out}; package it with casekit package {out} " + " ".join(f"--track {t}" for t in track),
                   markup=False)
     raise typer.Exit(0 if all(r.complete for r in reports) else 1)
+
+
+@dataset_app.command("numbers")
+def dataset_numbers(
+    area: Path = typer.Option(..., "--area", help=AREA_HELP),
+    tracks: str = typer.Option("", "--tracks", help="Comma-separated (default: every track of the area)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the numbers as JSON."),
+) -> None:
+    """The committed area's numbers beside the paper's (PDEAgent-Bench, arXiv 2605.09636, Appendix F):
+    per family and track the cases built and their calibration (e_base median, 95th percentile and
+    max; t_base median; the paper gives no t_base), and the build's machine time per track (the sum
+    of the committed entries' build seconds, rejected cases included, and seconds per case).  Reads
+    the committed entries as they are (casekit dataset status says which are stale); the dataset
+    card carries the same tables for the packaged records."""
+    from casekit.build.shards import Area
+    from casekit.package import numbers
+
+    if not area.is_dir():
+        raise UsageError(f"{area} is not a directory", valid="a committed build area (datasets/<name>/build)")
+    names = [t.strip() for t in tracks.split(",") if t.strip()] or sorted(p.name for p in area.iterdir() if p.is_dir())
+    committed = {t: Area(area).entries(t) for t in names}
+    by_track = {t: [e["record"] for e in es.values() if e.get("status") == "built" and e.get("record")]
+                for t, es in committed.items()}
+    machine = {t: numbers.machine_time(es.values()) for t, es in committed.items()}
+    if as_json:
+        print_json({"area": str(area), "paper": numbers.PAPER_SOURCE,
+                    "families": [r.to_dict() for r in numbers.rows(by_track)], "machine": machine})
+        return
+    typer.echo(numbers.markdown(by_track, machine))

@@ -22,6 +22,8 @@ def evaluate(
     submissions: list[Path] = typer.Option(..., "--submissions", help="DIR/<case_id>/solver.py (or "
                                            "DIR/<case_id>/attempt_<n>/solver.py); repeat for several systems."),
     track: str = typer.Option("dolfinx", "--track", "-t", help="Track the submissions are written for."),
+    subset: str = typer.Option("", "--set", help="A further set of cases of the dataset or release (authored: "
+                               "its configurations authored_*); default: its main set."),
     out: Path = typer.Option(Path("evaluation"), "--out", help="Where verdicts.jsonl and artifacts go (an existing "
                              "one is resumed; other systems' verdicts are kept; a verdict whose case record "
                              "changed since is scored again)."),
@@ -67,7 +69,7 @@ def evaluate(
     usable, reason = RUNNERS.get(runner).available()
     if not usable:
         raise UsageError(f"the {runner} runner is not usable here: {reason}", valid="casekit env check")
-    store = _store(cases, release, track)
+    store = _store(cases, release, track, subset)
     opts = EvalOptions(store, submissions, out, track, system, repeats, jobs, runner=runner, memory_mb=memory_mb,
                        timing=timing, timing_file=timing_file,
                        executor=executor_options(executor, scheduler, jobs), convergence=resolutions)
@@ -97,7 +99,7 @@ def evaluate(
     console.print(f"{passed}/{len(verdicts)} passed; verdicts in {out / 'verdicts.jsonl'}", markup=False)
 
 
-def _store(cases: Path | None, release: Path | None, track: str):  # type: ignore[no-untyped-def]
+def _store(cases: Path | None, release: Path | None, track: str, subset: str = ""):  # type: ignore[no-untyped-def]
     """The cases to evaluate against: a build or dataset (``--cases``), or a release
     (``--release``: verified first; says where its references come from and their size)."""
     from casekit.evaluate.store import open_release, open_store
@@ -106,8 +108,8 @@ def _store(cases: Path | None, release: Path | None, track: str):  # type: ignor
     TRACKS.get(track)  # an unknown track name is refused with the valid ones
     if release is None:
         assert cases is not None
-        return open_store(cases, track)
-    store = open_release(release, track)
+        return open_store(cases, track, subset)
+    store = open_release(release, track, subset)
     sampled, shipped, size = store.shipped_references()
     manifest = store.manifest or {}
     console_err.print(f"release {manifest.get('name')} {manifest.get('version')} verified: {len(store.records)} "

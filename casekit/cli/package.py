@@ -30,11 +30,15 @@ def package(
     releases: Path = typer.Option(Path("releases"), "--releases", help="Where the releases are."),
     allow_removal: str = typer.Option("", "--allow-removal", help="Comma-separated ids of the previous "
                                       "release's cases that may be left out."),
+    subset: list[str] = typer.Option([], "--subset", help="NAME=BUILD_DIR: a further set of cases (the authored "
+                                     "sample: authored=DIR) packaged as its own configurations NAME_agent, NAME and "
+                                     "NAME_<track>, on the --track tracks its build directory holds (repeatable)."),
 ) -> None:
     """Package built cases: evaluator JSONL, agent JSONL, prompts, references, schemas, dataset
     card, Croissant metadata and a manifest of checksums (byte-identical for the same build).
-    Prints the cases per track and family; refuses to leave out a case of the previous release
-    unless --allow-removal names it."""
+    A build directory written by casekit dataset materialise carries its build's machine time,
+    which the card states.  Prints the cases per track and family; refuses to leave out a case of
+    the previous release unless --allow-removal names it, and a case id in two sets of cases."""
     from casekit.errors import UsageError
     from casekit.package.build_dist import package as run
     from casekit.package.release import versions
@@ -56,8 +60,18 @@ def package(
     if previous is not None and not previous.is_dir():
         raise UsageError(f"--previous {previous} is not a release directory", valid=f"one under {releases / name}")
     allowed = frozenset(filter(None, (s.strip() for s in allow_removal.split(","))))
+    subsets: dict[str, Path] = {}
+    for spec in subset:
+        sname, sep, sdir = spec.partition("=")
+        if not sep or not sname or not sdir:
+            raise UsageError(f"--subset {spec!r} is not NAME=BUILD_DIR", valid="e.g. --subset authored=build/authored")
+        if sname in subsets:
+            raise UsageError(f"--subset {sname} is given twice")
+        if not Path(sdir).is_dir():
+            raise UsageError(f"--subset {spec}: {sdir} is not a directory", valid="a build directory")
+        subsets[sname] = Path(sdir)
     manifest = run(build_dir, track, out, name=name, version=version, license_id=license_id, date=date, url=url,
-                   about=text, previous=previous, allow_removal=allowed, import_report=report)
+                   about=text, previous=previous, allow_removal=allowed, import_report=report, subsets=subsets)
     for t, families in manifest["counts"].items():
         console.print(f"{t}: {sum(families.values())} case(s): "
                       + ", ".join(f"{f} {n}" for f, n in families.items()), markup=False)

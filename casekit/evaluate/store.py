@@ -101,22 +101,31 @@ def _no_track(path: Path, manifest: dict[str, Any], track: str) -> UsageError:
                       valid=", ".join(str(t) for t in manifest["tracks"]))
 
 
-def open_store(path: Path, track: str) -> CaseStore:
+def open_store(path: Path, track: str, subset: str = "") -> CaseStore:
     """The cases of ``track`` in a build directory, a packaged dataset or a release (a dataset
-    that does not carry ``track`` is refused, naming the tracks it does carry)."""
+    that does not carry ``track`` is refused, naming the tracks it does carry); ``subset`` names a
+    further set of cases of a dataset (:mod:`casekit.package.subsets`: ``authored``)."""
+    from casekit.package.subsets import of_manifest
+
     path = Path(path)
     manifest: dict[str, Any] | None = None
     digests: dict[str, str] = {}
+    if subset and not (path / "manifest.json").is_file():
+        raise UsageError(f"{path} is not a packaged dataset, so it has no set {subset!r}",
+                         valid="a directory written by casekit package / casekit release")
     if (path / "cases.jsonl").is_file():
         kind = "dataset"
         records_file = path / "cases.jsonl"
         if (path / "manifest.json").is_file():
             manifest = _manifest(path)
-            tracks = [str(t) for t in manifest["tracks"]]
+            sets = {s.name: s for s in of_manifest(manifest)}
+            if subset not in sets:
+                raise UsageError(f"{path} has no set of cases {subset!r}",
+                                 valid=", ".join(repr(n) for n in sets if n) or "none: it holds the main set only")
+            tracks = list(sets[subset].tracks)
             if track not in tracks:
                 raise _no_track(path, manifest, track)
-            if track != tracks[0]:
-                records_file = path / "tracks" / f"{track}.jsonl"
+            records_file = path / sets[subset].records_file(track)
             digests = {str(f["path"]): str(f["sha256"]) for f in manifest["files"]
                        if isinstance(f, dict) and "path" in f and "sha256" in f}
     elif (path / track / "records.jsonl").is_file():
@@ -133,7 +142,7 @@ def open_store(path: Path, track: str) -> CaseStore:
     return CaseStore(path.resolve(), records, kind, digests, manifest)
 
 
-def open_release(path: Path, track: str) -> CaseStore:
+def open_release(path: Path, track: str, subset: str = "") -> CaseStore:
     """A release (or any packaged dataset) to evaluate against, with nothing built: refused unless
     every file matches its manifest and every record its schema and content hash
     (:func:`casekit.package.verify.verify`), and unless it carries ``track``."""
@@ -151,4 +160,4 @@ def open_release(path: Path, track: str) -> CaseStore:
         more = f" and {len(problems) - 1} more" if len(problems) > 1 else ""
         raise UsageError(f"{path} does not verify, refusing to evaluate against it: {problems[0].render()}{more}",
                          valid=f"casekit verify {path}")
-    return open_store(path, track)
+    return open_store(path, track, subset)

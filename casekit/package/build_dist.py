@@ -1,7 +1,8 @@
 """``casekit package``: a built case set as a dataset directory.
 
 Layout: ``cases.jsonl`` (evaluator records of the primary track; other tracks in
-``tracks/<track>.jsonl``), ``agent.jsonl`` (agent views), ``prompts/<library>/<public id>.md``,
+``tracks/<track>.jsonl``), ``agent.jsonl`` (agent views), the same under ``<set>/`` for a further
+set of cases (:mod:`casekit.package.subsets`: the authored sample), ``prompts/<library>/<public id>.md``,
 ``references/<id>.npz`` (only for cases without a manufactured solution: a manufactured case's
 reference is its hidden solution, in its record, sampled on the grid at evaluation -- its
 ``reference_path`` says so), ``calibration/<track>/<id>.npz``, ``schemas/``, ``README.md`` (dataset
@@ -19,11 +20,13 @@ from typing import Any
 
 from casekit.errors import CasekitError, UsageError
 from casekit.evaluate.references import MANUFACTURED_REFERENCE, read_arrays, write_compressed
-from casekit.jsonio import atomic_write_text, dumps, iter_jsonl, sha256_file, write_json
+from casekit.jsonio import atomic_write_text, dumps, iter_jsonl, read_json, sha256_file, write_json
 from casekit.model.record import CaseRecord
 from casekit.package import provenance
 from casekit.package.card import card
-from casekit.package.croissant import FILE_SETS, croissant
+from casekit.package.croissant import croissant, file_sets
+from casekit.package.numbers import MACHINE_FILE
+from casekit.package.subsets import Packaged, Subset, check_name, clashes
 from casekit.prompts import libraries, render
 from casekit.resources import schemas_dir
 
@@ -53,21 +56,33 @@ def _relocate(record: dict[str, Any], track: str) -> dict[str, Any]:
 def package(build_dir: Path, tracks: list[str], out: Path, *, name: str, version: str,
             license_id: str = "cc-by-4.0", url: str | None = None, date: str | None = None,
             about: str = "", previous: Path | None = None, allow_removal: frozenset[str] = frozenset(),
-            import_report: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+            import_report: list[dict[str, Any]] | None = None,
+            subsets: dict[str, Path] | None = None) -> dict[str, Any]:
     """Write the dataset directory ``out``; ``about`` (markdown) is the card's provenance section,
     ``import_report`` (``casekit import --repair``'s) adds the anchor-vs-release tables to it.
+    ``subsets`` (name -> build directory) adds further sets of cases as their own configurations
+    (:mod:`casekit.package.subsets`), each on the tracks of ``tracks`` its build directory holds
+    (the primary one among them); a case id or public id in two sets is refused.
     With the ``previous`` release, a case it holds (on any of its tracks packaged here) that is
     not packaged is refused unless ``allow_removal`` names it."""
     if not tracks:
         raise UsageError("name at least one track")
     if out.exists() and any(out.iterdir()) and not (out / MANIFEST).exists():
         raise UsageError(f"{out} exists and is not a casekit dataset; choose an empty or new directory")
-    primary = tracks[0]
+    sets = [(Subset("", tuple(tracks)), Path(build_dir))]
+    for sname, sdir in (subsets or {}).items():
+        check_name(sname)
+        held = tuple(t for t in tracks if (Path(sdir) / t / "records.jsonl").is_file())
+        if tracks[0] not in held:
+            raise UsageError(f"the set {sname!r} has no built records of the primary track {tracks[0]} "
+                             f"in {sdir}", file=str(Path(sdir) / tracks[0] / "records.jsonl"),
+                             valid="casekit dataset materialise ... --out DIR for it")
+        sets.append((Subset(sname, held), Path(sdir)))
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
     try:
-        manifest = _write(build_dir, tracks, primary, tmp, name, version, license_id, url, date, about,
-                          previous, allow_removal, import_report)
+        manifest = _write(sets, tmp, name, version, license_id, url, date, about, previous, allow_removal,
+                          import_report)
         if out.exists():
             shutil.rmtree(out)
         tmp.rename(out)
@@ -77,50 +92,73 @@ def package(build_dir: Path, tracks: list[str], out: Path, *, name: str, version
     return manifest
 
 
-def _write(build_dir: Path, tracks: list[str], primary: str, root: Path, name: str, version: str,
-           license_id: str, url: str | None, date: str | None, about: str, previous: Path | None,
-           allow_removal: frozenset[str], import_report: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    by_track = {t: sorted((_relocate(r, t) for r in _records(build_dir, t)), key=lambda r: r["id"]) for t in tracks}
-    records = by_track[primary]
-    ids = {r["id"] for r in records}
+def _write(sets: list[tuple[Subset, Path]], root: Path, name: str, version: str, license_id: str,
+           url: str | None, date: str | None, about: str, previous: Path | None, allow_removal: frozenset[str],
+           import_report: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    tracks = list(sets[0][0].tracks)
+    primary = tracks[0]
+    packaged: list[Packaged] = []
+    for s, build_dir in sets:
+        by_track = {t: sorted((_relocate(r, t) for r in _records(build_dir, t)), key=lambda r: r["id"])
+                    for t in s.tracks}
+        ids = {r["id"] for r in by_track[primary]}
+        machine = read_json(build_dir / MACHINE_FILE) if (build_dir / MACHINE_FILE).is_file() else None
+        packaged.append(Packaged(s, {t: [r for r in rs if r["id"] in ids] for t, rs in by_track.items()}, 0,
+                                 {t: m for t, m in machine.items() if t in s.tracks} if machine else None))
+    _refuse_clashes(packaged)
     if previous is not None:
-        _refuse_removals(previous, {t: {r["id"] for r in rs if r["id"] in ids} for t, rs in by_track.items()},
-                         allow_removal)
-    _jsonl(root / "cases.jsonl", records)
-    for t in tracks[1:]:
-        _jsonl(root / "tracks" / f"{t}.jsonl", [r for r in by_track[t] if r["id"] in ids])
-    for t in tracks:
-        for r in by_track[t]:
-            if r["id"] in ids:
-                src = build_dir / t / r["id"] / "calibration.npz"
-                _compress(src, root / "calibration" / t / f"{r['id']}.npz")
-    agent = []
-    for r in records:
-        if not manufactured(r):
-            _compress(build_dir / primary / r["id"] / "reference.npz",
-                      root / r["evaluation_metadata"]["reference_path"])
-        for lib in sorted(set(r["supported_libraries"]) & set(tracks)):
-            agent.append({"id": r["public_id"], "case_spec": r["case_spec"], "target_library": lib})
-            if lib in libraries():  # agent-side files are named by the opaque public id
-                atomic_write_text(root / "prompts" / lib / f"{r['public_id']}.md", render(r["case_spec"], lib))
-    _jsonl(root / "agent.jsonl", agent)
+        _refuse_removals(previous, {p.subset.label(t): {r["id"] for r in rs} for p in packaged
+                                    for t, rs in p.by_track.items()}, allow_removal)
+    for p, (s, build_dir) in zip(packaged, sets, strict=True):
+        for t in s.tracks:
+            _jsonl(root / s.records_file(t), p.by_track[t])
+            for r in p.by_track[t]:
+                _compress(build_dir / t / r["id"] / "calibration.npz", root / "calibration" / t / f"{r['id']}.npz")
+        agent = []
+        for r in p.records:
+            if not manufactured(r):
+                _compress(build_dir / primary / r["id"] / "reference.npz",
+                          root / r["evaluation_metadata"]["reference_path"])
+            for lib in sorted(set(r["supported_libraries"]) & set(s.tracks)):
+                agent.append({"id": r["public_id"], "case_spec": r["case_spec"], "target_library": lib})
+                if lib in libraries():  # agent-side files are named by the opaque public id
+                    atomic_write_text(root / "prompts" / lib / f"{r['public_id']}.md", render(r["case_spec"], lib))
+        _jsonl(root / s.agent_file, agent)
+        p.agent_rows = len(agent)
     for schema in sorted(schemas_dir().glob("*.schema.json")):
         _copy(schema, root / "schemas" / schema.name)
-    packaged = {t: [r for r in by_track[t] if r["id"] in ids] for t in tracks}
-    data = ["cases.jsonl", "agent.jsonl", *(f"tracks/{t}.jsonl" for t in tracks[1:])]
+    records = packaged[0].records
+    every = [r for p in packaged for r in p.records]
+    data = [f for p in packaged for f in p.subset.files]
     if import_report is not None:
         about = f"{about.rstrip()}\n\n{provenance.section(import_report, records)}\n"
-    atomic_write_text(root / "README.md", card(name, version, records, tracks, license_id, packaged, about,
-                                               references=reference_sizes(root, records), agent_rows=len(agent),
-                                               digests={p: sha256_file(root / p) for p in data}))
-    families = family_counts(records)
-    jsonl = {p: sha256_file(root / p) for p in ("cases.jsonl", "agent.jsonl")}
-    counts = {t: family_counts(rs) for t, rs in packaged.items()}
-    present = tuple(fid for fid, glob, _, _ in FILE_SETS if any(root.glob(glob)))
+    atomic_write_text(root / "README.md", card(name, version, records, tracks, license_id, packaged[0].by_track,
+                                               about, references=reference_sizes(root, every),
+                                               agent_rows=packaged[0].agent_rows,
+                                               digests={f: sha256_file(root / f) for f in data},
+                                               machine=packaged[0].machine, others=packaged[1:]))
+    counts = {p.subset.label(t): family_counts(rs) for p in packaged for t, rs in p.by_track.items()}
+    record_sets = [(p.subset.records_config(p.subset.tracks[0]), p.subset.records_file(p.subset.tracks[0]), "cases")
+                   for p in packaged]
+    record_sets += [(p.subset.agent_config, p.subset.agent_file, "agent") for p in packaged]
+    jsonl = {path: sha256_file(root / path) for _, path, _ in record_sets}
+    present = tuple(fid for fid, glob, _, _ in file_sets([p.subset for p in packaged]) if any(root.glob(glob)))
     write_json(root / "croissant.json", croissant(
         name, version, f"{name}: finite-element solver tasks for AI agents, built with casekit.", jsonl,
-        {"families": families}, f"https://spdx.org/licenses/{license_id.upper()}.html", url, date, present))
-    return {**write_manifest(root, name, version, tracks), "counts": counts}
+        {"families": family_counts(every)}, f"https://spdx.org/licenses/{license_id.upper()}.html", url, date,
+        present, record_sets=record_sets, subsets=[p.subset for p in packaged]))
+    extra = {p.subset.name: list(p.subset.tracks) for p in packaged[1:]}
+    return {**write_manifest(root, name, version, tracks, extra), "counts": counts}
+
+
+def _refuse_clashes(packaged: list[Packaged]) -> None:
+    """Refuse a case id or public id in two sets (they share references, calibration and prompts)."""
+    for key in ("id", "public_id"):
+        found = clashes({p.subset.name: [r[key] for rs in p.by_track.values() for r in rs] for p in packaged})
+        if found:
+            names = [f"{x} ({', '.join(ns)})" for x, ns in list(found.items())[:10]]
+            raise UsageError(f"{len(found)} case {key.replace('_', ' ')}(s) are in more than one set of cases: "
+                             + ", ".join(names), valid="ids unique across the dataset: rename the cases of one set")
 
 
 def reference_sizes(root: Path, records: list[dict[str, Any]]) -> dict[str, int]:
@@ -157,9 +195,11 @@ def _refuse_removals(previous: Path, packaged: dict[str, set[str]], allowed: fro
                          "name them: --allow-removal " + ",".join(sorted({cid for cid, _ in missing})))
 
 
-def write_manifest(root: Path, name: str, version: str, tracks: list[str]) -> dict[str, Any]:
+def write_manifest(root: Path, name: str, version: str, tracks: list[str],
+                   subsets: dict[str, list[str]] | None = None) -> dict[str, Any]:
     """``manifest.json``: every file's sha256 and size, and for an array archive (``.npz``, whose
-    bytes carry the time it was written) the digest of its arrays, which releases compare."""
+    bytes carry the time it was written) the digest of its arrays, which releases compare; the
+    main set's ``tracks`` and the further sets' (``subsets``, left out when there are none)."""
     files = []
     for path in sorted(p for p in root.rglob("*") if p.is_file() and p.name != MANIFEST):
         entry: dict[str, Any] = {"path": path.relative_to(root).as_posix(), "sha256": sha256_file(path),
@@ -167,7 +207,10 @@ def write_manifest(root: Path, name: str, version: str, tracks: list[str]) -> di
         if path.suffix == ".npz":
             entry["arrays_sha256"] = arrays_digest(path)
         files.append(entry)
-    manifest = {"name": name, "version": version, "tracks": tracks, "files": files}
+    manifest: dict[str, Any] = {"name": name, "version": version, "tracks": tracks}
+    if subsets:
+        manifest["subsets"] = subsets
+    manifest["files"] = files
     write_json(root / MANIFEST, manifest)
     return manifest
 

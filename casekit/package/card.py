@@ -2,36 +2,14 @@
 
 from __future__ import annotations
 
-import math
 import statistics
+from collections.abc import Sequence
 from typing import Any
 
+from casekit.package import numbers
+from casekit.package.subsets import Packaged, Subset
 from casekit.solvers.baselines import kinds
 from casekit.validate.span import SPAN_MARGIN
-
-
-def _quantile(values: list[float], q: float) -> float:
-    """The ``q`` quantile of sorted ``values`` (nearest rank)."""
-    return values[min(len(values), max(1, math.ceil(q * len(values)))) - 1]
-
-
-def family_table(by_track: dict[str, list[dict[str, Any]]]) -> str:
-    """Per family and track: cases built, calibration error e_base (median, 95th percentile,
-    max) and calibration time t_base (median)."""
-    rows = ["| family | track | cases | e_base median | e_base p95 | e_base max | t_base median [s] |",
-            "|---|---|---|---|---|---|---|"]
-    families = sorted({r["pde_classification"]["equation_family"] for rs in by_track.values() for r in rs})
-    for f in families:
-        for track, recs in by_track.items():
-            mine = [r["evaluation_metadata"] for r in recs if r["pde_classification"]["equation_family"] == f]
-            if not mine:
-                continue
-            e = sorted(float(m["e_base"]) for m in mine)
-            t = sorted(float(m["t_base"]) for m in mine)
-            rows.append(f"| {f} | {track} | {len(mine)} | {statistics.median(e):.1e} | {_quantile(e, 0.95):.1e} | "
-                        f"{e[-1]:.1e} | {statistics.median(t):.2f} |")
-    return "\n".join(rows)
-
 
 #: the agent views' columns (``schemas/agent_view.schema.json``) as Hugging Face features
 AGENT_FEATURES: list[dict[str, Any]] = [{"name": "id", "dtype": "string"}, {"name": "case_spec", "dtype": "json"},
@@ -61,23 +39,27 @@ def features(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def configs_yaml(libraries: list[str], by_track: dict[str, list[dict[str, Any]]], agent_rows: int | None = None,
-                 digests: dict[str, str] | None = None) -> str:
+                 digests: dict[str, str] | None = None, others: Sequence[Packaged] = ()) -> str:
     """The card's ``configs`` (every one in the ``test`` split: ``agent``, the default, the agent
     views of every track; ``cases``, the primary track's evaluator records; ``cases_<track>``,
-    every further track's) and their ``dataset_info``: features and the number of rows (which
-    ``load_dataset`` checks).  Each configuration's description names its file's sha256
-    (``digests``): ``datasets`` caches a local dataset by directory name and card metadata, so
-    two releases ``<name>/1.0.0`` must not read alike."""
+    every further track's; and the same for each further set of cases in ``others``,
+    ``<set>_agent``, ``<set>`` and ``<set>_<track>``: :mod:`casekit.package.subsets`) and their
+    ``dataset_info``: features and the number of rows (which ``load_dataset`` checks).  Each
+    configuration's description names its file's sha256 (``digests``): ``datasets`` caches a
+    local dataset by directory name and card metadata, so two releases ``<name>/1.0.0`` must not
+    read alike."""
     import yaml
 
     primary = libraries[0]
     records = by_track.get(primary, [])
     n_agent = agent_rows if agent_rows is not None else \
         sum(len(set(r["supported_libraries"]) & set(libraries)) for r in records)
-    configs = [("agent", "agent.jsonl", AGENT_FEATURES, n_agent),
-               ("cases", "cases.jsonl", features(records), len(records))]
-    configs += [(f"cases_{t}", f"tracks/{t}.jsonl", features(by_track.get(t, [])), len(by_track.get(t, [])))
-                for t in libraries[1:]]
+    sets = [(Subset("", tuple(libraries)), by_track, n_agent), *((p.subset, p.by_track, p.agent_rows) for p in others)]
+    configs = []
+    for s, tracks, n in sets:
+        configs.append((s.agent_config, s.agent_file, AGENT_FEATURES, n))
+        configs += [(s.records_config(t), s.records_file(t), features(tracks.get(t, [])), len(tracks.get(t, [])))
+                    for t in s.tracks]
     entries, infos = [], []
     for cname, path, feats, n in configs:
         entry: dict[str, Any] = {"config_name": cname, "data_files": [{"split": "test", "path": path}]}
@@ -107,11 +89,15 @@ def references_text(references: dict[str, int] | None) -> str:
 def card(name: str, version: str, records: list[dict[str, Any]], libraries: list[str], license_id: str,
          by_track: dict[str, list[dict[str, Any]]] | None = None, about: str = "",
          references: dict[str, int] | None = None, agent_rows: int | None = None,
-         digests: dict[str, str] | None = None) -> str:
-    """The card; ``by_track`` (every track's records) adds the per-family calibration table and
-    ``about`` (markdown: provenance, attribution, repairs) its own section; ``references`` (what
-    the dataset ships of its references) is stated in its description; ``agent_rows`` and
-    ``digests`` (the sha256 of each JSONL file) go into the configurations (:func:`configs_yaml`)."""
+         digests: dict[str, str] | None = None, machine: dict[str, dict[str, Any]] | None = None,
+         others: Sequence[Packaged] = ()) -> str:
+    """The card; ``by_track`` (every track's records) adds the per-family calibration table beside
+    the paper's (:mod:`casekit.package.numbers`), ``machine`` (the build's machine time per track)
+    its table, and ``about`` (markdown: provenance, attribution, repairs) its own section;
+    ``references`` (what the dataset ships of its references) is stated in its description;
+    ``agent_rows`` and ``digests`` (the sha256 of each JSONL file) go into the configurations
+    (:func:`configs_yaml`); ``others`` are further sets of cases (the authored sample), each with
+    its configurations and its own calibration table."""
     families: dict[str, int] = {}
     domains: dict[str, int] = {}
     for r in records:
@@ -125,7 +111,9 @@ def card(name: str, version: str, records: list[dict[str, Any]], libraries: list
     rows = "\n".join(f"| {f} | {c} |" for f, c in sorted(families.items()))
     drows = "\n".join(f"| {d} | {c} |" for d, c in sorted(domains.items()))
     median = f"{statistics.median(e):.2e}" if e else "n/a"
-    calib = f"\n## Calibration per family and track\n\n{family_table(by_track)}\n" if by_track else ""
+    calib = (f"\n## Calibration per family and track\n\n{numbers.markdown(by_track, machine)}\n"
+             if by_track else "")
+    calib += "".join(_other_set(p) for p in others)
     about = f"\n## Provenance\n\n{_demote(about.strip())}\n" if about.strip() else ""
     inverters, margin = ", ".join(kinds()), SPAN_MARGIN
     return f"""---
@@ -140,7 +128,7 @@ tags:
 - finite-element
 - benchmark
 - scientific-computing
-{configs_yaml(libraries, by_track or {libraries[0]: records}, agent_rows, digests)}
+{configs_yaml(libraries, by_track or {libraries[0]: records}, agent_rows, digests, others)}
 ---
 
 # {name} {version}
@@ -151,7 +139,8 @@ evaluation, not training. `agent.jsonl` holds exactly what an agent
 is given; `cases.jsonl` holds the evaluator-side records (thresholds, calibration, provenance);
 {references_text(references)}; `prompts/` the rendered prompts;
 `manifest.json` the sha256 of every file (check with `casekit verify`). With Hugging Face `datasets`:
-`load_dataset(DIR, "agent", split="test")` (or `"cases"`, or `"cases_<track>"` for a further track's records;
+`load_dataset(DIR, "agent", split="test")` (or `"cases"`, or `"cases_<track>"` for a further track's
+records{_others_text(others)};
 `datasets` reads the nested columns as JSON and rounds the numbers of such rows to 10 decimal places --
 `casekit evaluate` reads the JSONL files exactly).
 
@@ -209,6 +198,34 @@ removed case (its specification, reference, accuracy thresholds or gates) is maj
 minor, new calibration timings, machine or library patch versions are patch; a release is never edited
 afterwards. See CHANGELOG.md.
 """
+
+
+def _others_text(others: Sequence[Packaged]) -> str:
+    """The card's sentence on the further sets of cases, inside its paragraph on configurations."""
+    if not others:
+        return ""
+    return "; " + "; ".join(
+        f"the set `{p.subset.name}` ({len(p.records)} cases, not counted above) is `\"{p.subset.agent_config}\"`, "
+        f"`\"{p.subset.records_config(p.subset.tracks[0])}\"` and "
+        f"`\"{p.subset.name}_<track>\"` in `{p.subset.prefix}`" for p in others)
+
+
+def _other_set(p: Packaged) -> str:
+    """A further set's section: its cases per family and its calibration (and machine time)."""
+    s = p.subset
+    rows = "\n".join(f"| {f} | {n} |" for f, n in sorted(_count(p.records).items()))
+    machine = f"\n\n{numbers.machine_table(p.machine)}" if p.machine else ""
+    return (f"\n## The set `{s.name}`\n\n{len(p.records)} case(s) in `{s.prefix}` (configurations "
+            f"`{s.agent_config}`, " + ", ".join(f"`{s.records_config(t)}`" for t in s.tracks) + ").\n\n"
+            f"| family | cases |\n|---|---|\n{rows}\n\n{numbers.table(p.by_track, paper=False)}{machine}\n")
+
+
+def _count(records: list[dict[str, Any]]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for r in records:
+        f = r["pde_classification"]["equation_family"]
+        out[f] = out.get(f, 0) + 1
+    return out
 
 
 def _demote(markdown: str) -> str:

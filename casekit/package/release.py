@@ -20,6 +20,7 @@ from casekit.errors import UsageError
 from casekit.jsonio import atomic_write_text, write_json
 from casekit.package.build_dist import MANIFEST, family_counts, write_manifest
 from casekit.package.semver import Diff, diff, load_dataset
+from casekit.package.subsets import of_manifest
 
 
 def bump(version: str, level: str) -> str:
@@ -62,7 +63,12 @@ def plan(dist: Path, previous: Path | None = None, requested: str | None = None,
         primary = records[manifest["tracks"][0]]
         families = family_counts(list(primary.values()))
         entry = (f"## {version} (first release, {date})\n\n- {len(primary)} case(s) on track(s) "
-                 f"{', '.join(manifest['tracks'])}: " + ", ".join(f"{f} {n}" for f, n in families.items()) + "\n\n")
+                 f"{', '.join(manifest['tracks'])}: " + ", ".join(f"{f} {n}" for f, n in families.items()) + "\n")
+        for s in of_manifest(manifest)[1:]:
+            mine = records[s.label(s.tracks[0])]
+            entry += (f"- the set {s.name}: {len(mine)} case(s) on track(s) {', '.join(s.tracks)}: "
+                      + ", ".join(f"{f} {n}" for f, n in family_counts(list(mine.values())).items()) + "\n")
+        entry += "\n"
         return Plan(root / name / version, version, None, None, entry, len(primary))
     old = load_dataset(previous)[0]
     if old["name"] != name:
@@ -107,7 +113,7 @@ def release(dist: Path, previous: Path | None = None, requested: str | None = No
         shutil.copytree(dist, tmp, dirs_exist_ok=True)
         _set_version(tmp, manifest["version"], p.version)
         atomic_write_text(tmp / "CHANGELOG.md", "# Changelog\n\n" + p.entry + earlier)
-        write_manifest(tmp, manifest["name"], p.version, manifest["tracks"])
+        write_manifest(tmp, manifest["name"], p.version, manifest["tracks"], manifest.get("subsets"))
         problems = verify(tmp)
         if problems:
             raise UsageError(f"{dist} does not verify ({problems[0].render()}); no release",

@@ -10,13 +10,14 @@ patch versions and the content hash they move -- and is patch level, as is the d
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from casekit.errors import UsageError
 from casekit.package.build_dist import MANIFEST, arrays_digest
+from casekit.package.subsets import of_manifest, track_of
 
 LEVELS = ("patch", "minor", "major")
 
@@ -168,12 +169,13 @@ def _group(changes: Iterable[Change]) -> dict[str, list[str]]:
 
 
 def load_dataset(root: Path) -> tuple[dict[str, Any], dict[str, dict[str, dict[str, Any]]], dict[str, str]]:
-    """The manifest, every track's records by id, and the digests of the dataset's files."""
+    """The manifest, every track's records by id (a further set of cases' tracks by their
+    :meth:`~casekit.package.subsets.Subset.label`, ``authored/dolfinx``), and the digests of the
+    dataset's files."""
     if not (root / MANIFEST).is_file():
         raise UsageError(f"{root} is not a casekit dataset (no manifest.json)")
     manifest = json.loads((root / MANIFEST).read_text())
-    tracks = manifest["tracks"]
-    files = {tracks[0]: root / "cases.jsonl", **{t: root / "tracks" / f"{t}.jsonl" for t in tracks[1:]}}
+    files = {s.label(t): root / s.records_file(t) for s in of_manifest(manifest) for t in s.tracks}
     records = {}
     for t, path in files.items():
         rows = [json.loads(ln) for ln in path.read_text().splitlines() if ln] if path.is_file() else []
@@ -183,7 +185,7 @@ def load_dataset(root: Path) -> tuple[dict[str, Any], dict[str, dict[str, dict[s
 
 
 def released_ids(root: Path) -> dict[str, set[str]]:
-    """The case ids a dataset or release holds, by track."""
+    """The case ids a dataset or release holds, by track (:func:`load_dataset`'s labels)."""
     return {t: set(rs) for t, rs in load_dataset(root)[1].items()}
 
 
@@ -210,13 +212,22 @@ def diff(new: Path, old: Path) -> Diff:
         level, label = classify(where, old, new)
         d.changes.append(Change(level, what or label, case, file))
 
-    for t in sorted(set(old_m["tracks"]) - set(new_m["tracks"])):
+    def label_of(t: str) -> Callable[[str], str]:
+        return (lambda cid: cid) if track_of(t) == primary else (lambda cid: f"{cid} ({track_of(t)})")
+
+    for t in sorted(set(old_r) - set(new_r)):
         add("track removed", what=f"removed track: {t}")
-    for t in sorted(set(new_m["tracks"]) - set(old_m["tracks"])):
+        if t != track_of(t):  # a further set of cases (or its track) gone: its cases are removed
+            for cid in sorted(old_r[t]):
+                add("case removed", label_of(t)(cid))
+    for t in sorted(set(new_r) - set(old_r)):
         add("track added", what=f"new track: {t}")
-    for t in [t for t in new_m["tracks"] if t in old_m["tracks"]]:
+        if t != track_of(t):  # a further set of cases (or its track) new: its cases are added
+            for cid in sorted(new_r[t]):
+                add("case added", label_of(t)(cid))
+    for t in [t for t in new_r if t in old_r]:
         a, b = new_r[t], old_r[t]
-        label = (lambda cid: cid) if t == primary else (lambda cid, t=t: f"{cid} ({t})")
+        label = label_of(t)
         for cid in sorted(set(a) - set(b)):
             add("case added", label(cid))
         for cid in sorted(set(b) - set(a)):
@@ -229,12 +240,15 @@ def diff(new: Path, old: Path) -> Diff:
                 add(pointer, label(cid), x, y)
     public = {r["public_id"]: r["id"] for rs in (*old_r.values(), *new_r.values()) for r in rs.values()}
     came_or_went = set(d.added) | set(d.removed)
+    record_files = {f for m in (new_m, old_m) for s in of_manifest(m) for f in s.files}
+    new_p, old_p = ({cid: r for label, rs in recs.items() if track_of(label) == primary for cid, r in rs.items()}
+                    for recs in (new_r, old_r))
     for path in sorted(set(new_d) | set(old_d)):
         case = _case_of(path, primary, public)
-        if path.startswith(RECORD_FILES) or path == "CHANGELOG.md" or case in came_or_went:
+        if path.startswith(RECORD_FILES) or path in record_files or path == "CHANGELOG.md" or case in came_or_went:
             continue
-        if path.startswith("references/") and case in new_r[primary] and case in old_r.get(primary, {}) \
-                and _sampled_either_way(old_r[primary][case], new_r[primary][case]):
+        if path.startswith("references/") and case in new_p and case in old_p \
+                and _sampled_either_way(old_p[case], new_p[case]):
             continue  # the reference is the manufactured solution, compared in the records
         if path in STAMPED:
             if _unstamped(new, path, new_m["version"]) != _unstamped(old, path, old_m["version"]):

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from casekit import schema
 from casekit.errors import Problem
@@ -11,6 +13,7 @@ from casekit.evaluate.references import MANUFACTURED_REFERENCE
 from casekit.jsonio import sha256_file
 from casekit.model.record import CaseRecord
 from casekit.package.build_dist import MANIFEST
+from casekit.package.subsets import Subset, clashes, of_manifest
 from casekit.prompts import libraries
 
 
@@ -33,28 +36,24 @@ def verify(root: Path) -> list[Problem]:
     for p in sorted(q for q in root.rglob("*") if q.is_file() and q.name != MANIFEST):
         if p.relative_to(root).as_posix() not in listed:
             bad("not listed in the manifest", p.relative_to(root).as_posix())
-    records = {}
-    for lineno, line in enumerate((root / "cases.jsonl").read_text().splitlines(), start=1):
-        rec = json.loads(line)
-        for problem in schema.validate(rec, "case_record"):
-            bad(f"line {lineno}: {problem.render()}", "cases.jsonl", rec.get("id"))
-        if CaseRecord.from_dict(rec).compute_hash() != rec.get("content_hash"):
-            bad("content_hash does not match the record", "cases.jsonl", rec.get("id"))
-        records[rec["id"]] = rec
-        meta = rec.get("evaluation_metadata") or {}
-        if meta.get("reference_path") == MANUFACTURED_REFERENCE:  # sampled at evaluation: nothing shipped
-            if meta.get("construction_method") != "manufactured" or not meta.get("manufactured_solution"):
-                bad("its reference is its manufactured solution, and it has none", "cases.jsonl", rec["id"])
-        elif not (root / str(meta.get("reference_path"))).is_file():
-            bad("its reference is missing", str(meta.get("reference_path")), rec["id"])
-    for lineno, line in enumerate((root / "agent.jsonl").read_text().splitlines(), start=1):
-        view = json.loads(line)
-        for problem in schema.validate(view, "agent_view"):
-            bad(f"line {lineno}: {problem.render()}", "agent.jsonl")
-        match = [r for r in records.values() if r["case_spec"] == view.get("case_spec")
-                 and r.get("public_id") == view.get("id")]
-        if not match:
-            bad(f"line {lineno}: an agent view of no record", "agent.jsonl")
+    sets = of_manifest(manifest)
+    by_set = {s.name: _records(root, s.records_file(s.tracks[0]), bad) for s in sets}
+    for x, names in clashes({name: list(rs) for name, rs in by_set.items()}).items():
+        bad(f"the case is in more than one set of cases ({', '.join(names)})", "", x)
+    records = {cid: r for rs in by_set.values() for cid, r in rs.items()}
+    for s in sets:
+        path = s.agent_file
+        if not (root / path).is_file():
+            bad("the agent views are missing", path)
+            continue
+        public = {r.get("public_id"): r for r in by_set[s.name].values()}
+        for lineno, line in enumerate((root / path).read_text().splitlines(), start=1):
+            view = json.loads(line)
+            for problem in schema.validate(view, "agent_view"):
+                bad(f"line {lineno}: {problem.render()}", path)
+            rec = public.get(view.get("id"))
+            if rec is None or rec["case_spec"] != view.get("case_spec"):
+                bad(f"line {lineno}: an agent view of no record", path)
     by_public = {r.get("public_id"): r for r in records.values()}
     for lib in libraries():
         for p in sorted((root / "prompts" / lib).glob("*.md")) if (root / "prompts" / lib).is_dir() else []:
@@ -63,18 +62,42 @@ def verify(root: Path) -> list[Problem]:
                 bad("a prompt of no record", p.relative_to(root).as_posix())
             elif json.dumps(rec["case_spec"], indent=2, ensure_ascii=False) not in p.read_text():
                 bad("the prompt does not carry its record's case_spec", p.relative_to(root).as_posix(), p.stem)
-        for rec in records.values():
-            if lib in rec["supported_libraries"] and lib in manifest["tracks"] and \
-                    not (root / "prompts" / lib / f"{rec['public_id']}.md").is_file():
-                bad(f"no {lib} prompt", f"prompts/{lib}/{rec['public_id']}.md", rec["id"])
-    for message in _card_problems(root / "README.md"):
+        for s in sets:
+            for rec in by_set[s.name].values():
+                if lib in rec["supported_libraries"] and lib in s.tracks and \
+                        not (root / "prompts" / lib / f"{rec['public_id']}.md").is_file():
+                    bad(f"no {lib} prompt", f"prompts/{lib}/{rec['public_id']}.md", rec["id"])
+    for message in _card_problems(root / "README.md", sets):
         bad(message, "README.md")
     return out
 
 
-def _card_problems(path: Path) -> list[str]:
-    """The dataset card as the Hugging Face Hub reads it: front matter with a license and every
-    configuration's files in the ``test`` split."""
+def _records(root: Path, path: str, bad: Callable[..., None]) -> dict[str, dict[str, Any]]:
+    """The records of the JSONL file ``path``, each checked (schema, content hash, reference)."""
+    records: dict[str, dict[str, Any]] = {}
+    if not (root / path).is_file():
+        bad("the records are missing", path)
+        return records
+    for lineno, line in enumerate((root / path).read_text().splitlines(), start=1):
+        rec = json.loads(line)
+        for problem in schema.validate(rec, "case_record"):
+            bad(f"line {lineno}: {problem.render()}", path, rec.get("id"))
+        if CaseRecord.from_dict(rec).compute_hash() != rec.get("content_hash"):
+            bad("content_hash does not match the record", path, rec.get("id"))
+        records[rec["id"]] = rec
+        meta = rec.get("evaluation_metadata") or {}
+        if meta.get("reference_path") == MANUFACTURED_REFERENCE:  # sampled at evaluation: nothing shipped
+            if meta.get("construction_method") != "manufactured" or not meta.get("manufactured_solution"):
+                bad("its reference is its manufactured solution, and it has none", path, rec["id"])
+        elif not (root / str(meta.get("reference_path"))).is_file():
+            bad("its reference is missing", str(meta.get("reference_path")), rec["id"])
+    return records
+
+
+def _card_problems(path: Path, sets: list[Subset]) -> list[str]:
+    """The dataset card as the Hugging Face Hub reads it: front matter with a license, every
+    configuration's files in the ``test`` split, and each set of cases' configurations
+    (:mod:`casekit.package.subsets`) declared on its files."""
     from huggingface_hub import DatasetCard
 
     if not path.is_file():
@@ -92,4 +115,11 @@ def _card_problems(path: Path) -> list[str]:
         if splits != {"test"}:
             found = sorted(map(str, splits))
             out.append(f"configuration {c.get('config_name')!r} is not in the test split (has {found})")
+    declared = {c.get("config_name"): [f.get("path") for f in c.get("data_files") or [] if isinstance(f, dict)]
+                for c in configs}
+    for s in sets:
+        expected = {s.agent_config: s.agent_file, **{s.records_config(t): s.records_file(t) for t in s.tracks}}
+        for cname, file in expected.items():
+            if declared.get(cname) != [file]:
+                out.append(f"the configuration {cname!r} is not declared on {file} (declared: {declared.get(cname)})")
     return out

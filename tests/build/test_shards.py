@@ -96,6 +96,17 @@ def test_shard_specs_select_families_and_interleaved_slices(tmp_path: Path) -> N
             ShardSpec.parse(bad, families)
 
 
+def test_sources_leave_out_an_excluded_directory(tmp_path: Path) -> None:
+    """``cases --exclude cases/pdeagent-bench``: the authored sample (no FEM)."""
+    from casekit.cli.build import _sources
+
+    for d, cid in (("heat", "a"), ("pdeagent-bench/heat", "b"), ("poisson", "c")):
+        (tmp_path / "cases" / d).mkdir(parents=True)
+        (tmp_path / "cases" / d / f"{cid}.yaml").write_text(yamlio.dumps({"id": cid, "family": d.split("/")[-1]}))
+    assert [s.id for s in _sources([tmp_path / "cases"], [tmp_path / "cases" / "pdeagent-bench"])] == ["a", "c"]
+    assert [s.id for s in _sources([tmp_path / "cases"])] == ["a", "b", "c"]
+
+
 def test_status_projects_the_machine_time_and_slices_a_family_past_the_budget(tmp_path: Path) -> None:
     """No FEM: committed entries of 600 s each make a 10-case family 6000 s, listed as 3 slices
     (each planned at 45 of the 60 minutes) of which those with cases left to build are shown."""
@@ -200,8 +211,13 @@ def test_a_release_is_packaged_from_the_committed_area_on_a_clean_clone(built: d
     r = runner.invoke(app, ["dataset", "materialise", str(cases), "--area", str(area.root), "--out", str(out)])
     assert r.exit_code == 0, r.output
     assert "dolfinx: 2 record(s), 1 rejected, 0 not built, 0 stale" in r.output
+    # the machine time of what was materialised (the rejected case's too), stated by the card
+    machine = json.loads((out / "machine-time.json").read_text())["dolfinx"]
+    committed = [json.loads(p.read_text())["build"]["seconds"] for p in (area.root / "dolfinx").glob("*/*.json")]
+    assert machine["cases"] == 3 and machine["built"] == 2 and machine["seconds"] == pytest.approx(sum(committed))
     package(out, ["dolfinx"], tmp_path / "dist", name="demo", version="1.0.0")
     assert verify(tmp_path / "dist") == []
+    assert f"| dolfinx | 3 | 2 | {machine['seconds'] / 3600:.2f} |" in (tmp_path / "dist" / "README.md").read_text()
     packaged = [json.loads(line) for line in (tmp_path / "dist" / "cases.jsonl").read_text().splitlines()]
     assert [c["id"] for c in packaged] == sorted(CASES)
     # the re-sampled manufactured reference is the one the machine build wrote
