@@ -42,7 +42,6 @@ from typing import Any
 import numpy as np
 
 from casekit import __version__
-from casekit.build import references
 from casekit.build.cache import key
 from casekit.build.pipeline import REJECTION_RULES, BuildOptions, CaseOutcome, record_key, source_key
 from casekit.errors import CasekitError, UsageError
@@ -104,13 +103,37 @@ class Source:
         except Exception:  # any failure is the build's to report, with its reason
             return key("underivable", self.data, __version__), None
 
-    @property
+    @cached_property
     def source_key(self) -> str:
-        return self._derived[0]
+        """The source's key: from this machine's derivation cache when this file was derived
+        under this casekit code before (casekit.build.derivation_cache), else derived."""
+        from casekit.build import derivation_cache
+
+        cached = derivation_cache.get(self.path)
+        if cached is not None:
+            return cached
+        k = self._derived[0]
+        derivation_cache.put(self.path, k)
+        return k
 
     @property
     def derived(self) -> Any:
         return self._derived[1]
+
+
+def derive_key(path: Path) -> str:
+    """The key of the case source at ``path`` (module level: run in worker processes)."""
+    return Source(path, load_source_dict(path), path.name)._derived[0]
+
+
+def prime_keys(sources: Iterable[Source], jobs: int | None = None) -> None:
+    """Derive the keys of ``sources`` that this machine's derivation cache does not hold, in
+    ``jobs`` processes (default: every core): a dataset's hundreds of sources in parallel."""
+    import os
+
+    from casekit.build import derivation_cache
+
+    derivation_cache.prime([s.path for s in sources], derive_key, jobs or os.cpu_count() or 1)
 
 
 def read_sources(paths: Iterable[Path]) -> list[Source]:
@@ -293,19 +316,22 @@ class Area:
         shutil.copyfile(here / entry["files"]["calibration"]["path"], case_dir / "calibration.npz")
         if "reference" in entry["files"]:
             shutil.copyfile(here / entry["files"]["reference"]["path"], case_dir / "reference.npz")
-        else:
-            d = source.derived
-            if d is None:
-                raise CasekitError("a built case whose source no longer derives", case_id=source.id,
-                                   file=str(source.path))
+        else:  # sampled from the record's hidden solution, as the evaluator samples it (no derivation)
+            from casekit.evaluate.references import sample_manufactured
             from casekit.grid import Grid
 
-            arrays = references.manufactured(d)
+            record = entry["record"]
+            solution = record["evaluation_metadata"].get("manufactured_solution")
+            if not solution:
+                raise CasekitError("a built case with neither a numerical reference nor a manufactured solution",
+                                   case_id=source.id, valid="rebuild the case (casekit dataset build --shard ...)")
+            arrays = sample_manufactured(record["pde_classification"]["equation_family"], solution,
+                                         record["case_spec"])
             if not _same_fingerprint(entry["reference"]["fingerprint"], fingerprint(arrays)):
                 raise CasekitError("the manufactured solution sampled here is not the one the case was built with "
                                    "(beyond round-off)", case_id=source.id, file=str(source.path),
                                    valid="rebuild the case (casekit dataset build --shard ...)")
-            axes = Grid.from_spec(d.case_spec()["eval_grid"]).axes()
+            axes = Grid.from_spec(record["case_spec"]["eval_grid"]).axes()
             atomic_write_bytes(case_dir / "reference.npz", npz_bytes({**axes, **arrays}))
         atomic_write_bytes(case_dir / "record.json", dumps(entry["record"], indent=2).encode())
 
@@ -359,6 +385,7 @@ class Plan:
 def plan(area: Area, sources: list[Source], spec: ShardSpec, track: TrackIdentity,
          retry_failed: bool = False) -> Plan:
     p = Plan(spec.name, track.name, [s for s in spec.select(sources) if track.name in s.tracks])
+    prime_keys(p.cases)
     for s in p.cases:
         entry = area.read(track.name, s)
         if entry is not None:
@@ -415,6 +442,7 @@ def status(area: Area, sources: list[Source], tracks: list[TrackIdentity],
     run (on the first track) and the machine time: committed, and projected for the rest at the
     mean cost of the committed cases of the family (else of the track, else
     :data:`DEFAULT_CASE_SECONDS`)."""
+    prime_keys(sources)
     families = sorted({s.family for s in sources})
     rows = []
     machine: dict[str, dict[str, Any]] = {}
@@ -570,6 +598,7 @@ def materialise(area: Area, sources: list[Source], tracks: list[str], out: Path,
         raise UsageError(f"{out} exists and was not written by casekit dataset materialise",
                          valid="a new or empty directory")
     out.parent.mkdir(parents=True, exist_ok=True)
+    prime_keys(sources)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
     reports = []
     try:

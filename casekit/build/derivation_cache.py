@@ -1,0 +1,120 @@
+"""A machine cache of case sources' keys, so that a dataset's sources are derived once per code.
+
+Deriving a case (sympy: forcing, boundary and initial data, the case_spec text) takes 2-12 s per
+imported source on a loaded machine, and a dataset build derives every source of a shard to
+plan it, ``dataset status`` every source, ``dataset materialise`` every source again: 645 sources
+cost the better part of an hour each time.  The source key (:func:`casekit.build.pipeline.source_key`)
+is a function of the source file and of casekit's code alone, so it is cached under the digest of
+both: the file's bytes and every file of the casekit package and its data directories.  Any edit
+to casekit -- derivation, validation, a template -- changes the digest, so a key is never served
+for code that would derive differently; the cache is only a machine's, never committed, and
+deleting it costs time only.
+
+``CASEKIT_CACHE_DIR`` moves it (default ``~/.cache/casekit``); ``CASEKIT_DERIVATION_CACHE=0``
+turns it off.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor
+from functools import cache
+from pathlib import Path
+
+from casekit.jsonio import atomic_write_text, dumps, read_json
+
+#: uncached sources from which priming derives in worker processes (below, in place, on demand)
+PARALLEL_FROM = 8
+#: files of the package (and of its data directories) that the digest covers
+_SUFFIXES = (".py", ".json", ".j2", ".yaml", ".yml")
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("CASEKIT_CACHE_DIR", str(Path.home() / ".cache" / "casekit"))) / "derived"
+
+
+def enabled() -> bool:
+    return os.environ.get("CASEKIT_DERIVATION_CACHE", "1") != "0"
+
+
+@cache
+def code_digest() -> str:
+    """The digest of casekit's own files (the package and its schemas and templates)."""
+    import casekit
+    from casekit.resources import data_dir
+
+    digest = hashlib.sha256()
+    roots = [Path(casekit.__file__).resolve().parent]
+    for name in ("schemas", "templates"):
+        try:
+            d = data_dir(name).resolve()
+        except Exception:  # a data directory this install does not have is not part of the code
+            continue
+        if not any(d.is_relative_to(r) for r in roots):
+            roots.append(d)
+    for root in roots:
+        for f in sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in _SUFFIXES
+                        and "__pycache__" not in p.parts):
+            digest.update(f"{root.name}/{f.relative_to(root)}".encode() + b"\0" + f.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _entry(path: Path) -> Path:
+    content = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    return cache_dir() / code_digest()[:16] / content[:2] / f"{content}.json"
+
+
+def get(path: Path) -> str | None:
+    """The cached key of the source file at ``path`` under this code, or None."""
+    if not enabled():
+        return None
+    entry = _entry(path)
+    try:
+        data = read_json(entry)
+    except Exception:  # missing or damaged: derive again
+        return None
+    k = data.get("source_key") if isinstance(data, dict) else None
+    return k if isinstance(k, str) else None
+
+
+def put(path: Path, source_key: str) -> None:
+    if not enabled():
+        return
+    entry = _entry(path)
+    try:
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(entry, dumps({"source_key": source_key}))
+    except OSError:  # a read-only or full cache only costs time
+        pass
+
+
+def prime(paths: Iterable[Path], derive_key: Callable[[Path], str], jobs: int) -> None:
+    """Derive, in ``jobs`` processes, the keys of the sources at ``paths`` not cached yet, and
+    cache them (``derive_key`` must be a picklable module-level function)."""
+    todo = [p for p in paths if get(p) is None]
+    if not enabled() or len(todo) < PARALLEL_FROM or jobs < 2:
+        return  # a few sources are derived where they are needed
+    prune()
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        for path, k in zip(todo, pool.map(derive_key, todo, chunksize=1), strict=True):
+            put(path, k)
+
+
+#: code versions whose keys are kept (the others' are removed when a new set is primed)
+KEEP_VERSIONS = 8
+
+
+def prune() -> None:
+    """Remove the keys of all but the :data:`KEEP_VERSIONS` most recently written code versions
+    (the cache grows by one directory per casekit code version)."""
+    import shutil
+
+    root = cache_dir()
+    if not root.is_dir():
+        return
+    versions = sorted((d for d in root.iterdir() if d.is_dir()), key=lambda d: d.stat().st_mtime, reverse=True)
+    for old in versions[KEEP_VERSIONS:]:
+        if old.name != code_digest()[:16]:
+            shutil.rmtree(old, ignore_errors=True)

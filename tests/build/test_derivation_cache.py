@@ -1,0 +1,53 @@
+"""The machine cache of source keys: derived once per source file and casekit code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from casekit import yamlio
+from casekit.build import derivation_cache, shards
+from tests.helpers import build_source
+
+
+def test_a_source_key_is_derived_once_and_never_served_for_other_code_or_bytes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CASEKIT_CACHE_DIR", str(tmp_path / "cache"))
+    src = build_source("poisson", "unit_square", {}, 3)
+    path = tmp_path / "cases" / "poisson" / f"{src['id']}.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text(yamlio.dumps(src))
+    (s,) = shards.read_sources([tmp_path / "cases"])
+    derived = s.source_key
+    assert derivation_cache.get(path) == derived
+    derives: list[Path] = []
+    monkeypatch.setattr(shards.Source, "_derived", property(lambda self: derives.append(self.path) or ("x", None)))
+    (again,) = shards.read_sources([tmp_path / "cases"])
+    assert again.source_key == derived and derives == []  # served from the cache
+    path.write_text(path.read_text() + "# another byte\n")  # other bytes: derived again
+    (edited,) = shards.read_sources([tmp_path / "cases"])
+    assert edited.source_key == "x" and derives == [path]
+    monkeypatch.setattr(derivation_cache, "code_digest", lambda: "other code")  # other code: derived again
+    (other,) = shards.read_sources([tmp_path / "cases"])
+    assert other.source_key == "x" and len(derives) == 2
+    monkeypatch.setenv("CASEKIT_DERIVATION_CACHE", "0")
+    assert derivation_cache.get(path) is None
+
+
+def test_the_code_digest_covers_the_data_directories(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A schema edited outside the package changes the digest (validation reads it)."""
+    import casekit.resources
+
+    schemas = tmp_path / "schemas"
+    schemas.mkdir()
+    (schemas / "case_source.schema.json").write_text("{}")
+    monkeypatch.setattr(casekit.resources, "data_dir", lambda name: tmp_path / name)
+    derivation_cache.code_digest.cache_clear()
+    try:
+        before = derivation_cache.code_digest()
+        (schemas / "case_source.schema.json").write_text('{"type": "object"}')
+        derivation_cache.code_digest.cache_clear()
+        assert derivation_cache.code_digest() != before
+    finally:
+        derivation_cache.code_digest.cache_clear()
