@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
@@ -19,18 +19,29 @@ if TYPE_CHECKING:
     from casekit.build.pipeline import CaseOutcome
 
 
+# options that `build` and `dataset build` share (one definition each)
+TrackOption = Annotated[str, typer.Option("--track", "-t", help="Track whose solvers calibrate the cases.")]
+JobsOption = Annotated[int, typer.Option("--jobs", "-j", help="Cases built concurrently (timed runs never overlap).")]
+TimeoutOption = Annotated[float, typer.Option("--timeout", help="Wall-clock limit of one solve, seconds.")]
+MemoryOption = Annotated[int, typer.Option("--memory-mb", help="Memory limit of one solve (processes and scratch).")]
+RunnerOption = Annotated[str, typer.Option("--runner", help="local (bubblewrap sandbox), docker, podman or "
+                                           "apptainer.")]
+ExecutorOption = Annotated[str, typer.Option("--executor", help=EXECUTOR_HELP)]
+SchedulerOption = Annotated[str | None, typer.Option("--scheduler", help=SCHEDULER_HELP)]
+
+
 @app.command()
 def build(
     paths: list[Path] = typer.Argument(None, help="Case sources or directories (default: cases/)."),
-    track: str = typer.Option("dolfinx", "--track", "-t", help="Track whose solvers calibrate the cases."),
-    jobs: int = typer.Option(1, "--jobs", "-j", help="Cases built concurrently (timed runs never overlap)."),
+    track: TrackOption = "dolfinx",
+    jobs: JobsOption = 1,
     build_dir: Path = typer.Option(Path("build"), "--build-dir", help="Where stage outputs and records go."),
     repeats: int = typer.Option(3, "--repeats", help="Timed calibration runs, each from a fresh state (median)."),
-    timeout: float = typer.Option(600.0, "--timeout", help="Wall-clock limit of one solve, seconds."),
-    memory_mb: int = typer.Option(4096, "--memory-mb", help="Memory limit of one solve (processes and scratch)."),
-    runner: str = typer.Option("local", "--runner", help="local (bubblewrap sandbox), docker, podman or apptainer."),
-    executor: str = typer.Option("local", "--executor", help=EXECUTOR_HELP),
-    scheduler: str = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
+    timeout: TimeoutOption = 600.0,
+    memory_mb: MemoryOption = 4096,
+    runner: RunnerOption = "local",
+    executor: ExecutorOption = "local",
+    scheduler: SchedulerOption = None,
     prune: bool = typer.Option(False, "--prune", help="Drop the build directory's cases whose source files are "
                                "gone (or now declare another id)."),
     as_json: bool = typer.Option(False, "--json", help="Print the outcomes as JSON."),
@@ -253,17 +264,17 @@ def dataset_build(
                               "sorted id from the 2nd), all, or all.KofN."),
     area: Path = typer.Option(..., "--area", help=AREA_HELP),
     exclude: list[Path] = typer.Option([], "--exclude", help=EXCLUDE_HELP),
-    track: str = typer.Option("dolfinx", "--track", "-t", help="Track whose solvers calibrate the cases."),
+    track: TrackOption = "dolfinx",
     build_dir: Path = typer.Option(Path("build/dataset"), "--build-dir", help="The machine's build directory "
                                    "(stage cache; not committed)."),
-    jobs: int = typer.Option(1, "--jobs", "-j", help="Cases built concurrently (timed runs never overlap)."),
+    jobs: JobsOption = 1,
     repeats: int = typer.Option(1, "--repeats", help="Timed calibration runs (1: under the paired gate t_base is "
                                 "metadata)."),
-    timeout: float = typer.Option(600.0, "--timeout", help="Wall-clock limit of one solve, seconds."),
-    memory_mb: int = typer.Option(4096, "--memory-mb", help="Memory limit of one solve (processes and scratch)."),
-    runner: str = typer.Option("local", "--runner", help="local (bubblewrap sandbox), docker, podman or apptainer."),
-    executor: str = typer.Option("local", "--executor", help=EXECUTOR_HELP),
-    scheduler: str = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
+    timeout: TimeoutOption = 600.0,
+    memory_mb: MemoryOption = 4096,
+    runner: RunnerOption = "local",
+    executor: ExecutorOption = "local",
+    scheduler: SchedulerOption = None,
     retry_failed: bool = typer.Option(False, "--retry-failed", help="Build again the cases whose committed "
                                       "solve failed (a rejected case stays done)."),
     as_json: bool = typer.Option(False, "--json", help="Print the shard's outcome as JSON."),
