@@ -397,13 +397,20 @@ def plan(area: Area, sources: list[Source], spec: ShardSpec, track: TrackIdentit
     return p
 
 
+def machine_seconds(entry: dict[str, Any]) -> float:
+    """The machine seconds a committed case took where it was built: its own wall time over the
+    jobs that ran beside it (two cases of 28 s side by side on two cores took 28 s of the machine)."""
+    b = entry.get("build") or {}
+    return float(b.get("seconds") or 0.0) / max(int(b.get("jobs", 1) or 1), 1)
+
+
 def _cost(entry: dict[str, Any]) -> float | None:
-    """A committed case's machine seconds (its own wall time over the jobs that ran beside it);
-    None when it was not built from scratch."""
+    """A committed case's machine seconds (:func:`machine_seconds`); None when it was not built
+    from scratch."""
     b = entry.get("build") or {}
     if b.get("reused_cache") or not b.get("seconds"):
         return None
-    return float(b["seconds"]) / max(int(b.get("jobs", 1)), 1)
+    return machine_seconds(entry)
 
 
 def case_seconds(entries: Iterable[dict[str, Any]]) -> float | None:

@@ -107,9 +107,12 @@ def rows(by_track: dict[str, list[dict[str, Any]]]) -> list[Row]:
 
 def machine_time(entries: Iterable[dict[str, Any]]) -> dict[str, Any]:
     """The machine time of committed build entries: how many (and how many built), the sum of
-    their ``build.seconds`` and the seconds per case."""
+    their machine seconds (``casekit.build.shards.machine_seconds``: wall time over the jobs that
+    ran beside each) and the seconds per case."""
+    from casekit.build.shards import machine_seconds
+
     done = list(entries)
-    seconds = sum(float((e.get("build") or {}).get("seconds") or 0.0) for e in done)
+    seconds = sum(machine_seconds(e) for e in done)
     return {"cases": len(done), "built": sum(1 for e in done if e.get("status") == "built"),
             "seconds": round(seconds, 3), "seconds_per_case": round(seconds / len(done), 3) if done else None}
 
@@ -156,6 +159,6 @@ def markdown(by_track: dict[str, list[dict[str, Any]]], machine: dict[str, dict[
     """The calibration table beside the paper's, its notes and (given) the machine time table."""
     out = [table(by_track), "", notes()]
     if machine:
-        out += ["", "Machine time of the build (the sum of each committed case's build seconds, rejected cases "
-                "included):", "", machine_table(machine)]
+        out += ["", "Machine time of the build (the sum over committed cases, rejected ones included, of each "
+                "case's wall seconds over the jobs that ran beside it):", "", machine_table(machine)]
     return "\n".join(out)
