@@ -19,6 +19,19 @@ A family's ``authoring`` defaults and the settings of each chosen axis level are
                   least two: the drawn shape and the bubble)
 ``bubble``        modulation of the part that vanishes on the boundary (``catalogue.bubble``):
                   ``wave`` (default; ``linear`` for vector unknowns), ``linear`` or ``constant``
+
+Keys only siblings' adapted draws set (``casekit.authoring.sibling.ADAPTED``; absent, nothing changes):
+
+``periodic``      ``boundary``: every periodic pair the given boundary declares is periodic in the
+                  solution (authored cases use the domain's first pair only); where no part is left
+                  for a bubble to vanish on, its mode gets a periodic skewed product instead
+``bubble_scale``  factor on the bubble (a larger share of the answer no boundary fit recovers)
+``level_degree``  the largest total degree of the bubble's level set (its curved carriers first):
+                  lower than ``casekit.domains.level_set.MAX_DEGREE`` keeps the nonlinear and
+                  fourth-order forcings of many-sided outlines printable
+``stream_bubble`` velocity/pressure families in 2-D: the stream function carries a bubble on every
+                  outline (authored cases only up to ``catalogue.STREAM_BUBBLE_DEGREE``: the convective
+                  term of Navier-Stokes); a linear family's forcing stays printable
 """
 
 from __future__ import annotations
@@ -35,8 +48,9 @@ from casekit.authoring import catalogue as cat
 from casekit.domains import Domain, resolve
 from casekit.domains.level_set import FLAT, ZERO, EndCondition, boundary_level_set, box_level_set
 from casekit.errors import CasekitError
-from casekit.expr import T, exact, parse, to_text
+from casekit.expr import COORDS, T, exact, parse, to_text
 from casekit.families import FAMILIES, Family
+from casekit.families.calculus import curl
 from casekit.families.inflow import traction_inflow
 from casekit.ids import public_id, salted_seed
 from casekit.thresholds import DEFAULTS
@@ -297,7 +311,11 @@ def _solution(family: Family, recipe: dict[str, Any], ctx: BuildContext,
     forcing) small enough for 3-D."""
     spec = recipe.get("solution", {"kind": "trig"})
     pairs = _periodic_pairs(ctx.domain, family)
+    if recipe.get("periodic") == "boundary" and boundary is not None:  # a sibling's: the pairs it declares
+        pairs = [p for p in ctx.domain.geometry.periodic
+                 if _kind(boundary.get(p.source, "")) == "periodic" == _kind(boundary.get(p.target, ""))]
     periodic = {t for p in pairs for t in (p.source, p.target)}
+    axes = tuple(int(np.argmax(np.abs(p.translation))) for p in pairs)
     lead = family.unknowns[0]
     bubble = recipe.get("bubble", "linear" if lead.vector else "wave")
     phi = None
@@ -306,23 +324,40 @@ def _solution(family: Family, recipe: dict[str, Any], ctx: BuildContext,
     if phi is None:
         dirichlet = set(ctx.domain.tags()) if boundary is None else _dirichlet_tags(boundary)
         flux = set(ctx.domain.tags()) - dirichlet - periodic
-        phi = boundary_level_set(ctx.domain, skip=periodic, flat=flux)
-    c = cat.Context(ctx.dim, ctx.domain.bbox(), _periodic_axes(ctx.domain, family), ctx.rng,
+        phi = boundary_level_set(ctx.domain, skip=periodic, flat=flux) if "level_degree" not in recipe else \
+            capped_level_set(ctx.domain, periodic, flux, int(recipe["level_degree"]))
+    c = cat.Context(ctx.dim, ctx.domain.bbox(), axes, ctx.rng,
                     depth=lambda p: np.where(ctx.domain.inside(p), ctx.domain.geometry.distance(p), -1.0),
                     level_set=phi)
+    scale = recipe.get("bubble_scale")
+    unbounded = recipe.get("periodic") == "boundary" and phi == 1  # no part left for a bubble to vanish on
+
+    def part(modulation: str) -> sp.Expr:
+        """The bubble (``catalogue.bubble``), scaled when the recipe says; on a domain periodic in
+        every direction a periodic skewed product instead (a constant "bubble" is a field the
+        initial data and a constant span)."""
+        if unbounded:
+            return num_weight(ctx.rng, 0.6, 1.2) * cat.skewed_product(c, ctx.rng)
+        out = cat.bubble(c, ctx.rng, modulation)
+        return out if scale is None else cat.num(float(scale), 2) * out
     options = {k: _value(v, ctx) for k, v in spec.get("options", {}).items()}
     if spec["kind"] == "trig" and not lead.vector:  # the bubble breaks eigen-ness (catalogue.trig)
         options = {"extra": False, **options}
     out: dict[str, Any] = {}
     # every solution carries a part that vanishes on the boundary (catalogue.bubble): no fit to the
     # boundary data recovers it
-    if lead.vector and len(family.unknowns) > 1:  # velocity and pressure
+    if lead.vector and len(family.unknowns) > 1 and recipe.get("stream_bubble"):  # velocity and pressure
+        u = _bubbled_divergence_free(spec["kind"], c, part, **options)
+        out[lead.name] = [to_text(ui) for ui in u]
+        pspec = recipe.get("pressure", {"kind": "trig"})
+        out[family.unknowns[1].name] = to_text(cat.scalar(pspec["kind"], c, **pspec.get("options", {})))
+    elif lead.vector and len(family.unknowns) > 1:  # velocity and pressure
         u = cat.divergence_free(spec["kind"], c, **options)
         out[lead.name] = [to_text(ui) for ui in u]
         pspec = recipe.get("pressure", {"kind": "trig"})
         out[family.unknowns[1].name] = to_text(cat.scalar(pspec["kind"], c, **pspec.get("options", {})))
     elif lead.vector:
-        out[lead.name] = [to_text(ui + cat.bubble(c, ctx.rng, bubble)) for ui in cat.vector(spec["kind"], c, **options)]
+        out[lead.name] = [to_text(ui + part(bubble)) for ui in cat.vector(spec["kind"], c, **options)]
     elif time is not None:  # modes of their own shapes and time functions (catalogue.time_modes)
         # the first mode has the drawn character; the bubble is a mode of its own, on the time
         # function largest at t_end (so that it matters in the answer); the rest skewed sine products
@@ -331,12 +366,53 @@ def _solution(family: Family, recipe: dict[str, Any], ctx: BuildContext,
         at_end = [abs(float(m.subs(T, time["t_end"]))) for m in modes[1:]]
         carrier = 1 + int(np.argmax(at_end))
         shapes = [cat.scalar(spec["kind"], c, **options),
-                  *(cat.bubble(c, ctx.rng, bubble) if k == carrier
+                  *(part(bubble) if k == carrier
                     else num_weight(ctx.rng, 0.4, 0.9) * cat.skewed_product(c, ctx.rng) for k in range(1, len(modes)))]
         out[lead.name] = to_text(sp.Add(*(m * phi for m, phi in zip(shapes, modes, strict=True))))
     else:
-        out[lead.name] = to_text(cat.scalar(spec["kind"], c, **options) + cat.bubble(c, ctx.rng, bubble))
+        out[lead.name] = to_text(cat.scalar(spec["kind"], c, **options) + part(bubble))
     return out
+
+
+def _bubbled_divergence_free(kind: str, c: cat.Context, part: Any, **options: Any) -> tuple[sp.Expr, ...]:
+    """A divergence-free velocity whose stream function (2-D) or vector potential (3-D) carries a
+    bubble on any outline: ``level_set * bubble`` and its gradient vanish on the boundary, so its
+    curl does too (``catalogue.divergence_free`` adds it in 2-D up to ``STREAM_BUBBLE_DEGREE`` only,
+    and not in 3-D: without it the forcing's terms, fitted to the boundary data, give the velocity)."""
+    phi = c.level_set
+    if c.dim == 2:
+        psi = cat.scalar(kind, c, **({"extra": False} if kind == "trig" else {}), **options) + phi * part("constant")
+        return (sp.diff(psi, COORDS[1]), -sp.diff(psi, COORDS[0]))
+    a = [cat.scalar(kind, c, **({"skew": False} if kind == "trig" else {}), **options) for _ in range(3)]
+    a[0] += phi * part("constant")
+    return curl(tuple(a))
+
+
+def capped_level_set(domain: Domain, skip: set[str], flat: set[str], max_degree: int) -> sp.Expr:
+    """``casekit.domains.level_set.boundary_level_set`` of at most ``max_degree`` (curved carriers
+    first, then lines in boundary order): it vanishes on part of the boundary only when the outline
+    has more carriers than that, but its derivatives in a nonlinear or fourth-order forcing stay
+    printable."""
+    from casekit.domains import level_set as ls
+
+    factors: dict[sp.Expr, tuple[sp.Expr, int]] = {}
+    for tag in domain.geometry.tags():
+        if tag in skip:
+            continue
+        for carrier in domain.geometry.carriers(tag):
+            f = ls._clean(ls._rational_line(carrier) or carrier.level_set())
+            key = next((k for k in (sp.expand(f), sp.expand(-f)) if k in factors), sp.expand(f))
+            power = 2 if tag in flat else 1
+            factors[key] = (factors[key][0], max(power, factors[key][1])) if key in factors else (f, power)
+    kept: list[tuple[sp.Expr, int]] = []
+    total = 0
+    for f, k in sorted(factors.values(), key=lambda fk: -fk[1] * ls.degree(fk[0], domain.dim)):
+        if total + k * ls.degree(f, domain.dim) <= max_degree:
+            kept.append((f, k))
+            total += k * ls.degree(f, domain.dim)
+    if not kept:
+        return sp.Integer(1)
+    return ls._scaled(domain, sp.Mul(*(f**k for f, k in kept)))
 
 
 def num_weight(rng: np.random.Generator, lo: float, hi: float) -> sp.Expr:

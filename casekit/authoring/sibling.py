@@ -26,8 +26,40 @@ from casekit.expr import COORDS, parse
 from casekit.families import FAMILIES, Family
 from casekit.ids import salted_seed
 
-#: draws of a sibling before a record is given up
-ATTEMPTS = 6
+#: the draws of the first recipe (the family's defaults and the record's character): siblings
+#: released from them stay what they are, so these draws never change
+PLAIN_ATTEMPTS = 6
+
+#: adapted draws, after the plain ones: the recipe overlaid with one of these, in turn (draw
+#: ``PLAIN_ATTEMPTS + k`` takes ``ADAPTED[k % len(ADAPTED)]``), each answering a way the plain
+#: recipe failed on the PDEAgent-Bench records (``casekit.authoring.builder`` documents the keys):
+#:
+#: * every periodic pair the record declares is periodic in the solution (the plain recipe makes
+#:   the domain's first pair periodic only: a record periodic in y got a solution that is not, and
+#:   on a fully periodic square the bubble was a constant the initial data and 1 spanned);
+#: * an unmodulated bubble three times as large: on outlines of many carriers (multi-hole, star,
+#:   gear, dumbbell) the bubble was a small share of the answer, and a fit of the forcing's terms or
+#:   its atom pairs to the boundary data came within a few per cent;
+#: * a bubble in every stream function (2-D polygon holes, L-shape, T-junction) and vector potential
+#:   (3-D): Stokes velocities without one were recovered by the forcing's terms;
+#: * an unmodulated bubble on a level set of degree 6 or 4 (``level_degree``: curved carriers first,
+#:   so the circles of holes and gears): Burgers' convective term, the biharmonic boundary
+#:   Laplacians and the cubic reactions of a degree-10 bubble on holed and toothed outlines were too
+#:   large to print (a wave-modulated bubble, with a variable diffusivity, on the unit square too);
+#: * more and faster spatial modes (three time modes, 2-3 or 3-4 half-waves across the box): with
+#:   little diffusion over a short window each mode's time coefficient in the forcing is nearly its
+#:   shape, and the modes spanned the answer (a linear reaction); diffusion of faster modes is seen.
+ADAPTED: tuple[dict[str, Any], ...] = (
+    {"bubble": "constant", "bubble_scale": 3.0, "stream_bubble": True},
+    {"bubble": "constant", "bubble_scale": 3.0, "stream_bubble": True, "level_degree": 6},
+    {"bubble": "constant", "bubble_scale": 2.0, "stream_bubble": True, "modes": 3, "faster": (2, 3)},
+    {"bubble_scale": 4.0, "stream_bubble": True},
+    {"bubble": "constant", "bubble_scale": 3.0, "stream_bubble": True, "level_degree": 4},
+    {"bubble": "constant", "stream_bubble": True, "modes": 3, "faster": (3, 4)},
+)
+
+#: draws of a sibling before a record is given up: the plain ones, then each adapted recipe twice
+ATTEMPTS = PLAIN_ATTEMPTS + 2 * len(ADAPTED)
 
 #: the key of sibling seeds: public (anyone can redo a sibling from the record's id)
 SIBLING_KEY = b"casekit-sibling"
@@ -114,6 +146,21 @@ def recipe(family: Family, char: str, window: tuple[float, float] | None) -> dic
     return out
 
 
+def adapted(rec: Mapping[str, Any], attempt: int) -> dict[str, Any]:
+    """The recipe of draw ``attempt``: ``rec`` itself for the plain draws, else overlaid with its
+    entry of :data:`ADAPTED` (always with the record's own periodic pairs).  ``faster``: a
+    trigonometric shape with that many half-waves across the box (the record's own character
+    otherwise)."""
+    if attempt < PLAIN_ATTEMPTS:
+        return dict(rec)
+    overlay = dict(ADAPTED[(attempt - PLAIN_ATTEMPTS) % len(ADAPTED)])
+    faster = overlay.pop("faster", None)
+    out = merge(rec, {"periodic": "boundary"}, overlay)
+    if faster and out.get("solution", {}).get("kind", "trig") == "trig":
+        out["solution"] = merge(out.get("solution", {"kind": "trig"}), {"kind": "trig", "options": {"freq": faster}})
+    return out
+
+
 def sibling_seed(anchor: str, attempt: int) -> int:
     """The seed of a sibling's ``attempt``-th draw, derived from the anchor record's id."""
     return salted_seed(SIBLING_KEY, "sibling", anchor, attempt)
@@ -129,7 +176,7 @@ def sibling(source: Mapping[str, Any], anchor: str, attempt: int = 0) -> dict[st
     time = source.get("pde", {}).get("time")
     window = (float(time["t0"]), float(time["t_end"])) if time else None
     char = character(source["manufactured_solution"]) if source.get("manufactured_solution") else "smooth"
-    rec = recipe(family, char, window)
+    rec = adapted(recipe(family, char, window), attempt)
     rng = np.random.default_rng(sibling_seed(anchor, attempt))
     drawn_time = None if window is None else {"t0": window[0], "t_end": window[1], **{
         k: rec["time"][k] for k in ("factor", "rate")}}
@@ -147,21 +194,36 @@ def sibling(source: Mapping[str, Any], anchor: str, attempt: int = 0) -> dict[st
     return out
 
 
-def clean_sibling(source: Mapping[str, Any], anchor: str, notes: str = "",
-                  attempts: int = ATTEMPTS) -> tuple[dict[str, Any] | None, int]:
+def clean_sibling(source: Mapping[str, Any], anchor: str, notes: str = "", attempts: int = ATTEMPTS
+                  ) -> tuple[dict[str, Any] | None, int, list[str]]:
     """The first of ``attempts`` siblings that validates clean (every validity rule: no leak, no
-    inversion, a span residual above the margin), and its draw; ``(None, attempts)`` if none does.
-    ``notes`` becomes the sibling's author notes."""
+    inversion, a span residual above the margin), its draw, and why each earlier draw failed
+    (``"draw k: <its first finding>"``); ``(None, attempts, failures)`` if none does.  ``notes``
+    becomes the sibling's author notes."""
     from casekit.errors import CasekitError
     from casekit.validate import check_source
 
+    failures: list[str] = []
     for attempt in range(attempts):
         try:
             candidate = sibling(source, anchor, attempt)
-        except CasekitError:
+        except CasekitError as exc:
+            failures.append(f"draw {attempt}: {_short(exc.message)}")
             continue
         if notes:
             candidate["notes"] = notes.format(attempt=attempt)
-        if not check_source(candidate):
-            return candidate, attempt
-    return None, attempts
+        problems = check_source(candidate)
+        if not problems:
+            return candidate, attempt, failures
+        first = problems[0]
+        more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
+        failures.append(f"draw {attempt}: " + _short(f"{first.pointer or '/'}: {first.message}") + more)
+    return None, attempts, failures
+
+
+#: the longest reason of a failed draw kept in ``clean_sibling``'s failures
+REASON_CHARS = 200
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= REASON_CHARS else text[: REASON_CHARS - 3] + "..."

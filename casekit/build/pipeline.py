@@ -113,8 +113,9 @@ class TooCoarse(Rejected):
 
 #: the version of the build's acceptance rules: a change that may turn a rejection into a record
 #: (or the reverse) bumps it, and a committed rejection of other rules is built again
-#: (casekit.build.shards).  2: a calibration too coarse for the gates is refined (MAX_REFINEMENTS)
-REJECTION_RULES = 2
+#: (casekit.build.shards).  2: a calibration too coarse for the gates is refined (MAX_REFINEMENTS);
+#: 3: a forcing exact to 40 digits is not 'inexact' for cancelling in double precision
+REJECTION_RULES = 3
 
 #: how the rejections of a case that can be answered without solving begin (an inverter passes, a
 #: target is guessed, the reference lies near a span of visible fields): casekit.build.answerable

@@ -194,8 +194,9 @@ def _convert_all(file: Path, convert: Any, staging: Path, notes: Counter[str], r
         why = (f"a build found it answerable without solving: {replaced[entry['original_id']]}"
                if entry["original_id"] in replaced and len(problems) == 1 and "a build found it" in problems[0]
                else f"{len(problems)} validator finding(s): " + "; ".join(problems[:3]))
-        if i in siblings and siblings[i][0] is not None:
-            src, attempt = siblings[i]
+        drawn = siblings.get(i)
+        if drawn is not None and drawn[0] is not None:
+            src, attempt, _ = drawn
             entry["notes"].append({"class": "replaced", "text": f"replaced by a sibling (draw {attempt}): the "
                                    f"record's manufactured solution cannot be released ({why})"})
             provenance = {"anchor": entry["original_id"], "status": "replaced", "why": why}
@@ -204,7 +205,8 @@ def _convert_all(file: Path, convert: Any, staging: Path, notes: Counter[str], r
             failed += 1
             notes["not_kept"] += 1
             entry["id"] = None
-            entry["notes"].append({"class": "not_kept", "text": f"not kept: {why}"})
+            entry["notes"].append({"class": "not_kept", "text": f"not kept: {why}" + (
+                f"; no sibling validates: {'; '.join(drawn[2])}" if drawn is not None else "")})
             continue
         else:
             repaired = [t for c, t in record_notes if c == "repaired"]
@@ -222,7 +224,7 @@ def _convert_all(file: Path, convert: Any, staging: Path, notes: Counter[str], r
 SOLUTION_POINTER = "/manufactured_solution"
 
 
-def _replace(item: tuple[dict[str, Any], str]) -> tuple[dict[str, Any] | None, int]:
+def _replace(item: tuple[dict[str, Any], str]) -> tuple[dict[str, Any] | None, int, list[str]]:
     from casekit.authoring.sibling import clean_sibling
 
     src, anchor = item
@@ -230,7 +232,8 @@ def _replace(item: tuple[dict[str, Any], str]) -> tuple[dict[str, Any] | None, i
                          "manufactured solution (draw {attempt})")
 
 
-def _replace_all(items: list[tuple[dict[str, Any], str]], jobs: int) -> list[tuple[dict[str, Any] | None, int]]:
+def _replace_all(items: list[tuple[dict[str, Any], str]], jobs: int
+                 ) -> list[tuple[dict[str, Any] | None, int, list[str]]]:
     if jobs <= 1 or len(items) < 2:
         return [_replace(i) for i in items]
     from concurrent.futures import ProcessPoolExecutor

@@ -100,6 +100,53 @@ def _exactly_zero(e: sp.Expr) -> bool:
     return True
 
 
+#: domain points (evenly strided among the sample points) of the high-precision comparison
+PRECISE_POINTS = 6
+#: digits of the high-precision comparison
+PRECISE_DIGITS = 40
+
+
+def _precise_rel(a: Any, b: Any, pts: np.ndarray, times: list[float], dim: int) -> float:
+    """The true difference of two expressions (the operator's ``a`` and the stated ``b``), evaluated
+    with :data:`PRECISE_DIGITS` digits at :data:`PRECISE_POINTS` of ``pts`` at each time, relative to
+    what a double-precision evaluation of ``b`` can resolve at that point: the larger of ``b``'s RMS
+    on ``pts`` and the sum of the magnitudes of ``b``'s additive terms there.
+
+    A derived forcing is printed hygienically (``casekit.expr.hygiene``: large exact numbers as
+    17-digit floats, terms below 1e-14 of their sum's scale dropped), so it is no longer exactly the
+    operator's and the symbolic identity test fails; when its terms cancel (a wave on a dumbbell:
+    terms of 1e6 summing to 40) the double-precision comparison measures the rounding of evaluating
+    two such sums (1e-12), not what was printed, whose true difference is 1e-17 of its terms.  Any
+    solver evaluating ``b`` in double precision rounds at 1e-16 of those terms: a difference below
+    :data:`DOUBLE_PRECISION` of them is exact for every solver, a wrong or rounded forcing (a typed
+    decimal) differs by far more."""
+    comps_a, comps_b = _components(a), _components(b)
+    if len(comps_a) != len(comps_b) or not len(pts):
+        return float("inf")
+    picks = pts[np.linspace(0, len(pts) - 1, min(PRECISE_POINTS, len(pts))).astype(int)]
+    worst = 0.0
+    for t in times:
+        for ca, cb in zip(comps_a, comps_b, strict=True):
+            rms = float(np.sqrt(np.mean(np.square(_values(cb, pts, t, dim)))))
+            stated = exact(sp.sympify(cb))
+            diff = exact(sp.sympify(ca)) - stated
+            symbols = {s.name: s for s in diff.free_symbols | stated.free_symbols}
+            if set(symbols) - {"x", "y", "z", "t"} or not np.isfinite(rms):
+                return float("inf")
+            for p in picks:
+                subs = {symbols[n]: sp.Rational(repr(float(v))) for n, v in zip(("x", "y", "z"), p, strict=False)
+                        if n in symbols}
+                if "t" in symbols:
+                    subs[symbols["t"]] = sp.Rational(repr(float(t)))
+                value = abs(complex(diff.evalf(PRECISE_DIGITS, subs=subs)))
+                terms = sum(abs(complex(term.evalf(20, subs=subs))) for term in sp.Add.make_args(stated))
+                scale = max(rms, terms)
+                if scale == 0.0:
+                    return float("inf") if value else 0.0
+                worst = max(worst, value / scale)
+    return worst
+
+
 def _components(v: Any) -> tuple:
     return tuple(v) if isinstance(v, (tuple, list)) else (v,)
 
@@ -167,7 +214,8 @@ def residual(view: CaseView, s: Settings) -> list[Problem]:
                     for t in _times(view))
         identical = worst <= DOUBLE_PRECISION or all(
             _exactly_zero(sp.sympify(a) - b)
-            for a, b in zip(_components(value), _components(stated[name]), strict=True))
+            for a, b in zip(_components(value), _components(stated[name]), strict=True)
+        ) or _precise_rel(value, stated[name], pts, _times(view), view.dim) <= DOUBLE_PRECISION
         if identical and worst > s.rounding_tol:
             problems.append(view.problem(
                 ptr, f"the stated forcing is exact but cancels in double precision (relative rounding "
