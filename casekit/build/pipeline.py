@@ -114,7 +114,8 @@ class TooCoarse(Rejected):
 #: the version of the build's acceptance rules: a change that may turn a rejection into a record
 #: (or the reverse) bumps it, and a committed rejection of other rules is built again
 #: (casekit.build.shards).  2: a calibration too coarse for the gates is refined (MAX_REFINEMENTS);
-#: 3: a forcing exact to 40 digits is not 'inexact' for cancelling in double precision
+#: 3: a forcing exact to 40 digits is not 'inexact' for cancelling in double precision, and a
+#: threshold an inverter passes is refined like one short of the span margin
 REJECTION_RULES = 3
 
 #: how the rejections of a case that can be answered without solving begin (an inverter passes, a
@@ -475,9 +476,11 @@ class CaseBuild:
         self._cached("trial", cached)
         trial = read_json(entry / "trial.json")
         results = trial["inverters"]
-        leaks = [f"{kind} (e={r['error']:.2e})" for kind, r in results.items() if r["stage"] == "passes accuracy"]
-        if leaks:
-            raise Rejected("rejected", f"{ANSWERED_BY_INVERTERS} from the agent view alone: {', '.join(leaks)}")
+        passing = {kind: r["error"] for kind, r in results.items() if r["stage"] == "passes accuracy"}
+        if passing:  # a threshold that a coarse calibration made lax is refined; a real leak is far below
+            leaks = ", ".join(f"{kind} (e={e:.2e})" for kind, e in passing.items())
+            raise TooCoarse(f"{ANSWERED_BY_INVERTERS} from the agent view alone: {leaks}",
+                            tau_acc / max(min(passing.values()), 1e-300))
         guessed = [f"{kind} gets {n} (relative error {t['error']:.2e})" for kind, r in results.items()
                    for n, t in (r.get("targets") or {}).items() if t["passed"]]
         if guessed:
