@@ -270,3 +270,16 @@ def _validated_without(score, check):  # type: ignore[no-untyped-def]
         finally:
             pipeline.inversion.score = planted
     return run
+
+
+def test_a_refinement_projected_past_its_time_budget_is_not_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                                                 ) -> None:
+    """A calibration too coarse for the gates is refined only while the refined run is projected
+    to stay within REFINE_SECONDS; past it the case is rejected with both reasons, unrefined."""
+    from casekit.build import pipeline
+
+    monkeypatch.setattr(pipeline, "REFINE_SECONDS", 1e-6)
+    src = coarse("poisson", "unit_square", bc="dirichlet")
+    src["calibration"].update(cells_across=24, degree=1)
+    (o,) = build([write_case(tmp_path, src)], opts(tmp_path / "build"))
+    assert o.status == "rejected" and "margin 5" in o.reason and "a refined calibration may take" in o.reason
