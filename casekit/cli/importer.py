@@ -129,9 +129,8 @@ def _earlier_report(out: Path, only: list[str]) -> list[dict[str, Any]]:
 
 
 def _family(entry: dict[str, Any]) -> str:
-    """The family directory of a report entry's source."""
-    anchor = entry.get("anchor") or {}
-    return str(anchor.get("family") or str(entry["id"]).split("_")[0])
+    """The family directory of a report entry's source (an entry with an id carries its anchor)."""
+    return str(entry["anchor"]["family"])
 
 
 #: note classes that mean a record's problem is not fully understood: not kept on --repair
@@ -180,10 +179,11 @@ def _convert_all(file: Path, convert: Any, staging: Path, notes: Counter[str], r
     if unknown and only is None:
         raise UsageError(f"--replace names records that {file} does not hold: {', '.join(unknown[:5])}",
                          valid="record ids as the input file gives them")
-    for i, (entry, _, _) in enumerate(kept):  # found answerable by a build: its solution cannot be released
+    answered = {}  # index -> why: found answerable by a build, otherwise clean: its solution cannot be released
+    for i, (entry, _, _) in enumerate(kept):
         if entry["original_id"] in replaced and not findings[i]:
-            findings[i] = [f"{SOLUTION_POINTER}: a build found it answerable without solving: "
-                           f"{replaced[entry['original_id']]}"]
+            answered[i] = f"a build found it answerable without solving: {replaced[entry['original_id']]}"
+            findings[i] = [f"{SOLUTION_POINTER}: {answered[i]}"]
     # a record whose only findings are its manufactured solution's (it can be read from the agent
     # view) is replaced by a sibling: the same problem with a new solution (casekit.authoring.sibling)
     replaceable = [i for i, problems in enumerate(findings) if problems and all(
@@ -191,9 +191,7 @@ def _convert_all(file: Path, convert: Any, staging: Path, notes: Counter[str], r
     siblings = dict(zip(replaceable, _replace_all([(kept[i][1], kept[i][0]["original_id"]) for i in replaceable],
                                                   jobs), strict=True))
     for i, ((entry, src, record_notes), problems) in enumerate(zip(kept, findings, strict=True)):
-        why = (f"a build found it answerable without solving: {replaced[entry['original_id']]}"
-               if entry["original_id"] in replaced and len(problems) == 1 and "a build found it" in problems[0]
-               else f"{len(problems)} validator finding(s): " + "; ".join(problems[:3]))
+        why = answered.get(i) or f"{len(problems)} validator finding(s): " + "; ".join(problems[:3])
         drawn = siblings.get(i)
         if drawn is not None and drawn[0] is not None:
             src, attempt, _ = drawn
