@@ -272,6 +272,7 @@ def test_a_record_a_build_found_answerable_is_replaced_by_a_sibling(shared_data:
                                  "--replace", str(listed)])
     assert result.exit_code == 0, result.output
     (path,) = out.rglob("*.yaml")
+    from casekit.authoring.sibling import drawn
     from casekit.model.source import load_source_dict
 
     data = load_source_dict(path)
@@ -279,6 +280,19 @@ def test_a_record_a_build_found_answerable_is_replaced_by_a_sibling(shared_data:
     assert data["manufactured_solution"] and "reference" not in data and check_source(data, path) == []
     original = convert(recs[rid], repair=True).source
     assert data["domain"] == original["domain"] and data["pde"]["time"] == original["pde"]["time"]
+    # a later build finds that sibling's draw answerable too: the next import skips it
+    draw = drawn(data)
+    assert draw is not None
+    listed.write_text(json.dumps({rid: {"record": "the reference is within 2.05e-05 of the forcing span",
+                                        "draws": {str(draw): "the reference is within 0.32 of the forcing span"}}}))
+    again = tmp_path / "again"
+    result = runner.invoke(app, ["import", "pdeagent-bench", str(subset), "--out", str(again), "--repair", "--jobs",
+                                 "1", "--replace", str(listed)])
+    assert result.exit_code == 0, result.output
+    (path,) = again.rglob("*.yaml")
+    redrawn = load_source_dict(path)
+    assert drawn(redrawn) is not None and drawn(redrawn) > draw
+    assert redrawn["manufactured_solution"] != data["manufactured_solution"] and check_source(redrawn, path) == []
     listed.write_text(json.dumps([rid]))
     result = runner.invoke(app, ["import", "pdeagent-bench", str(subset), "--out", str(tmp_path / "o2"), "--repair",
                                  "--replace", str(listed)])
