@@ -104,8 +104,17 @@ REPAIRED = {  # record id -> its provenance status (None: not kept) (why)
     "stokes_3d_multifreq": "replaced",  # the manufactured velocity is not divergence-free
     "helmholtz_square_square_hole": "replaced",  # a rectangular hole (square_with_polygon_hole), an eigenfunction
     "biharmonic_dumbbell_v1": "replaced",  # its disks touch inside the bridge (a valid dumbbell)
-    "burgers_dumbbell_v4": None,  # its disks overlap beyond the bridge: no template describes it
+    "reaction_diffusion_exotic": None,  # (made here) a reaction type casekit cannot map: not faithful
 }
+
+
+def _exotic(recs: dict) -> dict:
+    """A record casekit cannot keep faithfully: reaction_diffusion_linear_basic with a reaction
+    type no mapping knows."""
+    rec = json.loads(json.dumps(recs["reaction_diffusion_linear_basic"]))
+    rec["id"] = "reaction_diffusion_exotic"
+    rec["oracle_config"]["pde"]["pde_params"]["reaction"] = {"type": "exotic", "alpha": 2.0}
+    return rec
 
 
 def test_repair_keeps_what_records_mean_and_commits_only_clean_cases(shared_data: Path, tmp_path: Path) -> None:
@@ -116,6 +125,7 @@ def test_repair_keeps_what_records_mean_and_commits_only_clean_cases(shared_data
     from casekit.model.source import load_source_dict
 
     recs = records(shared_data)
+    recs["reaction_diffusion_exotic"] = _exotic(recs)
     subset = tmp_path / "subset.jsonl"
     subset.write_text("".join(json.dumps(recs[i]) + "\n" for i in REPAIRED))
     result = runner.invoke(app, ["import", "pdeagent-bench", str(subset), "--out", str(tmp_path / "out"), "--repair",
@@ -297,3 +307,22 @@ def test_a_record_a_build_found_answerable_is_replaced_by_a_sibling(shared_data:
     result = runner.invoke(app, ["import", "pdeagent-bench", str(subset), "--out", str(tmp_path / "o2"), "--repair",
                                  "--replace", str(listed)])
     assert result.exit_code == 2 and "record ids to reasons" in result.output
+
+
+def test_records_whose_domain_or_diffusion_is_degenerate_are_repaired_with_a_note(shared_data: Path) -> None:
+    """Three records casekit could not keep at all: an eccentric annulus whose inner circle pokes
+    out of the outer one, a dumbbell whose disks overlap beyond the bridge (the anchor's gmsh meshed
+    a boolean of the shapes) and pure advection with Dirichlet data everywhere.  Repaired -- the
+    radii shrink to the largest the template accepts with room to spare, epsilon is the family's
+    highest Peclet level -- with a note each; what remains (if anything) is the solution's to replace."""
+    recs = records(shared_data)
+    expected = {"burgers_eccentric_v4": ("inner 0.3 -> 0.27",), "burgers_dumbbell_v4": ("left 0.3 -> 0.21",
+                                                                                         "right 0.3 -> 0.21"),
+                "advection_pure_supg": ("epsilon = 0.011",)}
+    for rid, says in expected.items():
+        out = convert(recs[rid], repair=True)
+        repaired = " ".join(t for c, t in out.notes if c == "repaired")
+        assert all(s in repaired for s in says), (rid, repaired)
+        problems = check_source(out.source)
+        assert all(p.pointer == "/manufactured_solution" for p in problems), (rid, problems[:2])
+        assert convert(recs[rid]).source != out.source  # a plain import keeps the record as typed
