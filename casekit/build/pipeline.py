@@ -117,8 +117,10 @@ class TooCoarse(Rejected):
 #: (or the reverse) bumps it, and a committed rejection of other rules is built again
 #: (casekit.build.shards).  2: a calibration too coarse for the gates is refined (MAX_REFINEMENTS);
 #: 3: a forcing exact to 40 digits is not 'inexact' for cancelling in double precision, and a
-#: threshold an inverter passes is refined like one short of the span margin
-REJECTION_RULES = 3
+#: threshold an inverter passes is refined like one short of the span margin; 4: the span margin is
+#: capped halfway from tau_acc to 1 (span.largest_threshold: five thresholds above 0.2 exceed any
+#: residual), and a numerical reference that every level reproduces to round-off is answerable
+REJECTION_RULES = 4
 
 #: how the rejections of a case that can be answered without solving begin (an inverter passes, a
 #: target is guessed, the reference lies near a span of visible fields): casekit.build.answerable
@@ -126,7 +128,10 @@ REJECTION_RULES = 3
 ANSWERED_BY_INVERTERS = "inverters answer the case"
 TARGETS_GUESSED = "inverters pass target gates"
 NEAR_A_SPAN = "the reference is within "
-ANSWERABLE = (ANSWERED_BY_INVERTERS, TARGETS_GUESSED, NEAR_A_SPAN)
+EXACT_AT_EVERY_LEVEL = "every level of the reference ladder gives the calibration's field"
+ANSWERABLE = (ANSWERED_BY_INVERTERS, TARGETS_GUESSED, NEAR_A_SPAN, EXACT_AT_EVERY_LEVEL)
+#: refinement gaps at or below this are round-off: the levels agree exactly
+ROUND_OFF = 1e-10
 
 #: refinements of the calibration a build may make when it is too coarse for the case's gates
 MAX_REFINEMENTS = 3
@@ -264,6 +269,11 @@ class CaseBuild:
         if intermediate is not None:  # no-exact case: L0 calibration, L1 intermediate, L2 reference
             refinement = {"g01": metrics.rel_l2(cal["arrays"], intermediate, self.mask),
                           "g12": metrics.rel_l2(intermediate, ref, self.mask)}
+            if max(refinement.values()) <= ROUND_OFF:  # the discrete spaces hold the solution (Poiseuille
+                # flow on Taylor-Hood): e_base is round-off, a threshold of 10 x it unmeetable, and the
+                # answer a low-degree polynomial the boundary data give away
+                raise Rejected("rejected", f"{EXACT_AT_EVERY_LEVEL} to round-off (g01={refinement['g01']:.1e}, "
+                               f"g12={refinement['g12']:.1e}): its solution lies in the calibration's discrete space")
             if not refinement["g12"] < refinement["g01"]:
                 raise Rejected("rejected", f"refinement gaps do not shrink: g01={refinement['g01']:.3e}, "
                                f"g12={refinement['g12']:.3e}")
@@ -508,10 +518,11 @@ class CaseBuild:
             raise Rejected("rejected", f"{TARGETS_GUESSED}: {', '.join(guessed)}; choose "
                            "targets that need a solve")
         fit = trial["span"]
-        if not fit["ratio"] >= span.SPAN_MARGIN:
+        allowed = span.largest_threshold(fit["residual"])
+        if not tau_acc <= allowed:
             raise TooCoarse(f"{NEAR_A_SPAN}{fit['residual']:.3g} of the {fit['span']} span "
                            f"(led by {', '.join(fit['leading'])}): {fit['ratio']:.3g} x tau_acc, less than the margin "
-                           f"{span.SPAN_MARGIN:g}", span.SPAN_MARGIN / max(fit["ratio"], 1e-300))
+                           f"{span.SPAN_MARGIN:g} (or halfway from tau_acc to 1)", tau_acc / max(allowed, 1e-300))
         return trial
 
     def _record(self, ref: dict[str, np.ndarray], cal: dict[str, Any], e_base: float, tau: dict[str, float],

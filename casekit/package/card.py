@@ -181,7 +181,8 @@ v2 has that flaw: of its transient records that casekit could import leak-free, 
 1e-6 by the initial data times a ratio read off a boundary datum (every separable solution is). Every case
 here was refused unless (1) no inverter of casekit's battery ({inverters}), each a function of the agent
 view alone, came within its accuracy threshold (or a target's),
-and (2) the reference lies at least {margin:g} times its accuracy threshold away from every linear
+and (2) the reference lies at least {margin:g} times its accuracy threshold (for a threshold above 0.11, halfway
+from it to 1) away from every linear
 combination of each small span of visible fields (initial data, forcing at three times, the forcing's time
 coefficients, the function atoms it prints, the boundary data extended as given). A solve in a basis read
 off the forcing (a spectral or collocation method) is a solve and is not counted as inversion.

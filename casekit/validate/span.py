@@ -14,7 +14,8 @@ fields, however chosen, passes.
 * **Validation** requires the relative residual to be at least :data:`SPAN_GAP_MIN` (before
   the build knows tau_acc; the leak check's gap is 0.1 for one expression).
 * **The build** requires residual / tau_acc of at least :data:`SPAN_MARGIN` on the reference
-  (manufactured or numerical) and records the ratio with the trial.
+  (manufactured or numerical), or the residual halfway from tau_acc to 1 where five thresholds
+  exceed what any residual can be (:func:`largest_threshold`), and records the ratio with the trial.
 """
 
 from __future__ import annotations
@@ -33,6 +34,18 @@ SPAN_GAP_MIN = 0.05
 #: (which no agent can), no combination of a span comes within five accuracy thresholds; the
 #: realistic inverters (coefficients from the boundary data) must already fail at one
 SPAN_MARGIN = 5.0
+
+
+def largest_threshold(residual: float) -> float:
+    """The largest accuracy threshold tau_acc at which a reference whose closest span fit has the
+    relative ``residual`` counts as far from every span: ``residual >= SPAN_MARGIN x tau`` -- or,
+    where that is out of reach because a residual never exceeds 1 (the zero field's; tau above
+    0.2 would need more), at least halfway from the threshold to 1: ``residual >= (1 + tau) / 2``.
+    A lax threshold (a coarse calibration's, tau 0.24) then still asks the best oracle fit to miss
+    by 0.62, and a reference 0.87 from every span is not refused for a margin no field can meet."""
+    return max(residual / SPAN_MARGIN, 2.0 * residual - 1.0)
+
+
 #: at most this many in-domain points take part in a fit (evenly strided)
 MAX_POINTS = 3000
 #: fields named in a report (largest contributions first)

@@ -283,3 +283,24 @@ def test_a_refinement_projected_past_its_time_budget_is_not_run(tmp_path: Path, 
     src["calibration"].update(cells_across=24, degree=1)
     (o,) = build([write_case(tmp_path, src)], opts(tmp_path / "build"))
     assert o.status == "rejected" and "margin 5" in o.reason and "a refined calibration may take" in o.reason
+
+
+def test_a_numerical_reference_every_level_reproduces_is_rejected_as_answerable(tmp_path: Path) -> None:
+    """u = x^2 + y^2 lies in P2: every level of the ladder gives the same field to round-off (the
+    Stokes channels of PDEAgent-Bench on Taylor-Hood), e_base is round-off and the answer a
+    polynomial the boundary data give away -- rejected with a reason the dataset replaces."""
+    from casekit.build.answerable import is_answerable
+    from casekit.build.pipeline import EXACT_AT_EVERY_LEVEL, REJECTION_RULES
+
+    src = {
+        "id": "poisson_no_exact_in_p2", "family": "poisson", "domain": {"template": "unit_square"},
+        "pde": {"params": {"kappa": 1.0}, "forcing": {"f": "-4"}},
+        "boundary": {t: {"kind": "dirichlet", "value": "x**2 + y**2"} for t in ("bottom", "right", "top", "left")},
+        "eval_grid": {"nx": 21, "ny": 21}, "output": {"field": "u"},
+        "calibration": {"cells_across": 8, "degree": 2},
+        "reference": {"levels": [{"cells_across": 12, "degree": 2}, {"cells_across": 16, "degree": 2}]},
+        "tracks": ["dolfinx"],
+    }
+    (o,) = build([write_case(tmp_path, src)], opts(tmp_path / "build"))
+    assert o.status == "rejected" and o.reason.startswith(EXACT_AT_EVERY_LEVEL), o.reason
+    assert is_answerable({"status": o.status, "reason": o.reason, "rules": REJECTION_RULES})

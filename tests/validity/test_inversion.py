@@ -201,3 +201,19 @@ def test_the_prompt_never_factors_the_time_dependence_out() -> None:
         e = as_expr(text, variables=["x", "y", "t"])
         if isinstance(e, sp.Mul):
             assert not any(f.free_symbols == {T} for f in e.args), text
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(min_value=0.0, max_value=1.0))
+def test_the_span_margin_never_lets_the_oracle_fit_pass_and_is_always_reachable(residual: float) -> None:
+    """The largest threshold a span residual allows is below the residual (the best fit, with
+    coefficients chosen knowing the answer, still fails), five times below it where that can be
+    met, grows with the residual, and a residual near 1 allows every threshold up to the
+    calibration's largest (10 x 0.05)."""
+    from casekit.validate.span import SPAN_MARGIN, largest_threshold
+
+    tau = largest_threshold(residual)
+    assert tau < residual or residual == 0
+    assert tau >= residual / SPAN_MARGIN
+    assert largest_threshold(min(1.0, residual + 0.01)) >= tau
+    assert largest_threshold(0.999) > 0.5 * 0.99
