@@ -12,6 +12,7 @@ import json
 import math
 import shutil
 import statistics
+import tempfile
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -22,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from casekit import SCHEMA_VERSION, __version__
-from casekit.build import cheaters, references
+from casekit.build import cheaters, exactness, references
 from casekit.build.cache import StageCache, key
 from casekit.build.machine import environment, machine
 from casekit.errors import CasekitError
@@ -168,6 +169,8 @@ class CaseBuild:
         self.track: Track = TRACKS.get(opts.track)
         self.outcome = CaseOutcome(self.path.stem, self.path, "failed")
         self.hide = (opts.build_dir.resolve(), self.path.parent.parent.resolve(), *opts.hide)
+        #: the source's degree when a probe lowered it (:meth:`_probe_degree`)
+        self.probed_from: int | None = None
         #: the numerical reference's target values (cases without a manufactured solution)
         self.reference_targets: dict[str, float] = {}
 
@@ -250,6 +253,8 @@ class CaseBuild:
         thresholds, targets, the trial.  :class:`TooCoarse` when the calibration is too coarse
         for the case's gates (its error, or its threshold against the span margin)."""
         with self._stage("calibration"):
+            if intermediate is None:
+                self._probe_degree(ref)
             cal = self._calibration(ref if intermediate is None else None)
             e_base = metrics.rel_l2(cal["arrays"], ref, self.mask)
             if intermediate is None:
@@ -445,6 +450,26 @@ class CaseBuild:
         e = metrics.rel_l2(load_solution(artifacts, self.spec, self.mask), exact, self.mask)
         return int(self.settings.get("degree", 2)) > 1 and self._at_floor(e)
 
+    def _probe_degree(self, ref: dict[str, np.ndarray]) -> None:
+        """Lower the calibration's degree before its run while a probe on a coarse mesh
+        (:data:`exactness.PROBE_CELLS` across, the same step) reproduces the manufactured solution
+        to round-off: the space holds it at any mesh (:mod:`casekit.build.exactness`), and the run
+        at the source's resolution would be thrown away.  Only a solution that is a polynomial of
+        low enough degree is probed; a probe that does not reproduce it changes nothing."""
+        asked = int(self.settings.get("degree", 2))
+        while exactness.may_hold(self.d.solution, self.d.dim, int(self.settings.get("degree", 2))):
+            probe = {**self.settings, "cells_across": min(exactness.PROBE_CELLS, self.settings["cells_across"])}
+            self.case_dir().mkdir(parents=True, exist_ok=True)
+            with tempfile.TemporaryDirectory(prefix="probe-", dir=self.case_dir()) as tmp:
+                try:
+                    arrays, _ = self._solve(probe, Path(tmp) / "probe", repeats=0)
+                except Rejected:
+                    return  # the run at the source's resolution says what is wrong, if anything
+            if not self._at_floor(metrics.rel_l2(arrays, ref, self.mask)):
+                return
+            self.settings = {**self.settings, "degree": int(self.settings["degree"]) - 1}
+            self.probed_from = asked
+
     def _discretization_level(self, cal: dict[str, Any], e_base: float, ref: dict[str, np.ndarray]
                               ) -> tuple[dict[str, Any], float]:
         """Honest thresholds: the accuracy threshold must be set by discretization error, never
@@ -453,8 +478,8 @@ class CaseBuild:
         calibration is redone one degree lower on the same mesh, down to degree 1, and the first
         level whose error is discretization error becomes the calibration; if none is, the case
         is rejected."""
-        original = int(self.settings.get("degree", 2))
-        degree = original
+        degree = int(self.settings.get("degree", 2))
+        original = self.probed_from or degree
         while self._at_floor(e_base):
             if degree <= 1:
                 raise Rejected("rejected", f"the manufactured solution lies in the calibration's finite-element "
@@ -467,7 +492,9 @@ class CaseBuild:
             e_base = metrics.rel_l2(cal["arrays"], ref, self.mask)
         if degree != original:
             self.outcome.notes.append(f"calibrated at degree {degree} instead of {original}: degree {original} "
-                                      "reproduces the manufactured solution to round-off")
+                                      "reproduces the manufactured solution to round-off" + (
+                                          f" (a probe {exactness.PROBE_CELLS} cells across showed it)"
+                                          if self.probed_from else ""))
             self.settings = {**self.settings, "degree_lowered_from": original}
         return cal, e_base
 

@@ -11,6 +11,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from casekit import yamlio
 from casekit.build.pipeline import BuildOptions
@@ -170,7 +172,10 @@ def test_a_threshold_is_never_set_by_the_floor_when_the_calibration_reproduces_t
     assert cfg["degree"] == 1 and cfg["degree_lowered_from"] == 2
     assert record["evaluation_config"]["alpha_acc"] * record["evaluation_metadata"]["e_base"] \
         >= record["evaluation_config"]["tau_min"]
-    assert any("degree 1 instead of 2" in n for n in quad.notes)
+    assert any("degree 1 instead of 2" in n and "probe" in n for n in quad.notes)
+    # the probe told it on a coarse mesh: no P2 run at the source's resolution was made
+    levels = [json.loads(p.read_text()) for p in (tmp_path / "build" / "cache" / "calibration").glob("*/runs.json")]
+    assert len(levels) == 1
     lin = outcomes["poisson_unit_square_linear_s1"]
     # several inverters read it (boundary_poly, atom_pairs, ...): the reason names the first
     assert lin.status == "rejected" and "reproduces the answer from the agent view" in lin.reason
@@ -180,7 +185,11 @@ def test_a_level_that_reproduces_the_solution_is_timed_once_and_completed_when_k
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The discarded P2 level of a quadratic solution costs one timed run, not ``repeats``; if a
     later build keeps that level (other accuracy settings), its cached run is completed to
-    ``repeats`` runs, never used as a one-run t_base."""
+    ``repeats`` runs, never used as a one-run t_base.  (The safety net behind the coarse probe,
+    which is switched off here.)"""
+    from casekit.build import exactness
+
+    monkeypatch.setattr(exactness, "may_hold", lambda *a: False)
     src = coarse("poisson", "unit_square", bc="dirichlet")
     src.update(id="poisson_unit_square_quadratic_s2", manufactured_solution={"u": "3*x**2 + 2*x*y + 1/2"},
                boundary=ONE_DIRICHLET_SIDE,
@@ -304,3 +313,28 @@ def test_a_numerical_reference_every_level_reproduces_is_rejected_as_answerable(
     (o,) = build([write_case(tmp_path, src)], opts(tmp_path / "build"))
     assert o.status == "rejected" and o.reason.startswith(EXACT_AT_EVERY_LEVEL), o.reason
     assert is_answerable({"status": o.status, "reason": o.reason, "rules": REJECTION_RULES})
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4), st.integers(0, 2), st.integers(-5, 5).filter(bool)),
+                min_size=1, max_size=4), st.booleans())
+def test_only_polynomials_the_space_holds_are_probed(terms: list, trig: bool) -> None:
+    """A solution is worth a probe at degree k iff it is a polynomial in space of degree <= k and
+    at most linear in time; a transcendental factor never is."""
+    import sympy as sp
+
+    from casekit.build.exactness import may_hold, space_degree
+    from casekit.expr.parser import T, X, Y
+
+    u = sum(c * X**a * Y**b * T**n for a, b, n, c in terms)
+    if trig:
+        u = u * sp.sin(X)
+    d = space_degree({"u": u}, 2)
+    polynomial = not trig and max(n for a, b, n, c in terms) <= 1 if sp.expand(u) != 0 else True
+    if trig and sp.expand(u) != 0:
+        assert d is None and not may_hold({"u": u}, 2, 4)
+    elif polynomial and sp.expand(u) != 0:
+        expected = sp.Poly(sp.expand(u), X, Y, T).monoms()
+        assert d == max(a + b for a, b, _ in expected)
+        assert may_hold({"u": u}, 2, 2) == (d <= 2)
+    assert not may_hold({"u": u}, 2, 1)  # degree 1 cannot be lowered
