@@ -8,6 +8,7 @@ never given a fallback value.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import shutil
@@ -64,6 +65,13 @@ class BuildOptions:
     limits: Limits = field(default_factory=Limits)
     #: host paths hidden from every solve (the build dir and the case sources are added)
     hide: tuple[Path, ...] = ()
+    #: the memory of one reference solve (MiB); None: ``limits.memory_mb``.  casekit's own solver
+    #: on the numerical reference's finer levels needs more than a calibration (13 Stokes cases of
+    #: PDEAgent-Bench ran out of 4 GiB in MUMPS): casekit.build.run.build sets it from the machine
+    reference_memory_mb: int | None = None
+
+    def reference_limits(self) -> Limits:
+        return dataclasses.replace(self.limits, memory_mb=max(self.limits.memory_mb, self.reference_memory_mb or 0))
 
 
 @dataclass
@@ -344,7 +352,7 @@ class CaseBuild:
 
         def write_levels(tmp: Path) -> None:
             for i, lv in enumerate(levels, start=1):
-                arrays, _ = self._solve(lv, tmp / f"L{i}", repeats=0)
+                arrays, _ = self._solve(lv, tmp / f"L{i}", repeats=0, limits=self.opts.reference_limits())
                 save_reference(tmp / f"L{i}.npz", self.spec, arrays)
                 write_json(tmp / f"L{i}_targets.json", load_targets(tmp / f"L{i}", self.spec))
 
@@ -355,9 +363,10 @@ class CaseBuild:
         return l2, l1, {"method": "numerical", "levels": levels, "track": self.opts.track, "libraries": self.versions}
 
     def _solve(self, settings: dict[str, Any], artifacts: Path, repeats: int,
-               stop: Callable[[Path], bool] | None = None) -> tuple[dict[str, np.ndarray], Any]:
+               stop: Callable[[Path], bool] | None = None, limits: Limits | None = None
+               ) -> tuple[dict[str, np.ndarray], Any]:
         files = self.track.calibration_files(settings, self.spec)
-        ex = execute(self.track, files, self.spec, artifacts, repeats=repeats, limits=self.opts.limits,
+        ex = execute(self.track, files, self.spec, artifacts, repeats=repeats, limits=limits or self.opts.limits,
                      hide=self.hide, runner=self.opts.runner, stop=stop)
         if ex.failure:
             logs = self.case_dir() / "logs" / artifacts.name

@@ -93,6 +93,8 @@ def build(paths: list[Path], opts: BuildOptions, jobs: int = 1,
                          valid="*.yaml case sources or directories holding them")
     StageCache(opts.build_dir).sweep()
     options = executor or ExecutorOptions(jobs=jobs)
+    if opts.reference_memory_mb is None and options.kind == "local":
+        opts = dataclasses.replace(opts, reference_memory_mb=reference_memory_mb(options.jobs))
     if options.kind == "local" and options.jobs > 1:
         # derivation and validation are Python: threads would share one interpreter lock
         options = dataclasses.replace(options, processes=True)
@@ -114,6 +116,20 @@ def build(paths: list[Path], opts: BuildOptions, jobs: int = 1,
         raise
     _write(opts, outcomes, prune)
     return sorted(outcomes, key=lambda o: o.case_id)
+
+
+#: the share of the machine's memory that the reference solves running side by side may take
+REFERENCE_MEMORY_SHARE = 0.7
+
+
+def reference_memory_mb(jobs: int) -> int | None:
+    """The memory one reference solve may take when ``jobs`` cases build side by side: its share
+    of :data:`REFERENCE_MEMORY_SHARE` of what the machine has available now (None where that
+    cannot be read: the solve limit applies)."""
+    from casekit.build.machine import available_memory_mb
+
+    have = available_memory_mb()
+    return None if have is None else int(have * REFERENCE_MEMORY_SHARE / max(jobs, 1))
 
 
 def write_records(build_dir: Path, track: str, prune: bool = False,

@@ -338,3 +338,22 @@ def test_a_rejection_under_other_acceptance_rules_is_built_again(built: dict, tm
     monkeypatch.setattr(shards, "REJECTION_RULES", shards.REJECTION_RULES + 1)
     p = plan(area, read_sources([cases]), ShardSpec("poisson"), ident)
     assert [s.id for s in p.todo] == [INVALID] and len(p.done) == 2
+
+
+def test_reference_solves_get_their_share_of_the_machine_not_the_solve_limit(monkeypatch: pytest.MonkeyPatch
+                                                                              ) -> None:
+    """13 Stokes references ran out of the 4 GiB solve limit in MUMPS: a reference solve (casekit's
+    own solver) may take its share of 70 % of the available memory when that is more, never less
+    than the solve limit; an unreadable machine leaves the solve limit."""
+    from casekit.build import machine, run
+    from casekit.build.pipeline import BuildOptions
+    from casekit.runner.limits import Limits
+
+    monkeypatch.setattr(machine, "available_memory_mb", lambda: 20000)
+    assert run.reference_memory_mb(2) == 7000
+    opts = BuildOptions(Path("b"), limits=Limits(memory_mb=4096), reference_memory_mb=run.reference_memory_mb(2))
+    assert opts.reference_limits().memory_mb == 7000 and opts.limits.memory_mb == 4096
+    assert BuildOptions(Path("b"), limits=Limits(memory_mb=9000), reference_memory_mb=7000).reference_limits(
+        ).memory_mb == 9000
+    monkeypatch.setattr(machine, "available_memory_mb", lambda: None)
+    assert run.reference_memory_mb(2) is None and BuildOptions(Path("b")).reference_limits() == Limits()
