@@ -42,7 +42,8 @@ def bench(session: nox.Session) -> None:
 DATASET = {"name": "pdeagent-bench-repaired", "sources": "cases/pdeagent-bench",
            "area": "datasets/pdeagent-bench-repaired/build", "build": "build/dataset",
            "about": "cases/pdeagent-bench/README.md"}
-#: every track the dataset is built on; dolfinx is primary (every case is built on it)
+#: every track the dataset is built on; dolfinx is primary (every case is built on it); the sample tracks
+#: (casekit.build.sample.SAMPLE_TRACKS: deal.II, Firedrake) are built and released on their stratified sample
 DATASET_TRACKS = "dolfinx,dealii,firedrake,ngsolve"
 #: further sets of cases released beside the imported one, each as its own configurations (casekit package
 #: --subset NAME=DIR): the authored sample -- cases/<family>/*.yaml outside cases/pdeagent-bench -- with its own
@@ -64,7 +65,8 @@ def dataset(session: nox.Session) -> None:
     """The repaired PDEAgent-Bench, built shard by shard with its progress in the repository.
 
     ``nox -s dataset -- --shard heat [--tracks dolfinx] [--jobs 2]`` builds one shard -- a family
-    (``heat``) or a slice (``poisson.2of3``: every third sorted id from the second; ``all.3of10``) --
+    (``heat``) or a slice (``poisson.2of3``: every third sorted id from the second; ``all.3of10``), or
+    a track's stratified sample (``--shard sample --tracks dealii,firedrake``, sliced as ``sample.1of2``) --
     on each track named (default dolfinx) that is usable here, at most 60 minutes on 2 cores per track
     (``nox -s dataset`` lists a family projected past that as slices).  Cases whose committed record key
     (case source and derivation, the track's solver code, its library versions) matches are done; the
@@ -76,13 +78,17 @@ def dataset(session: nox.Session) -> None:
     datasets/<name>/build-authored/.
 
     ``nox -s dataset`` (no ``--shard``) prints every shard with its done / to-build counts per track
-    (default: every track) and the machine time; when every case of dolfinx is done it packages the
-    committed records (``casekit dataset materialise``, then ``casekit package``; another track only when
-    it is complete too; refused if it would leave out a case of the latest release) and cuts the release
-    releases/<name>/<version>/ after the latest one (``--version`` is the first release's version).  The
-    authored sample goes in as the configurations ``authored_agent``, ``authored`` and ``authored_<track>``
-    when its dolfinx is complete too (its other tracks when each is); the card states the numbers beside the
-    paper's and the machine time (``casekit dataset numbers --area AREA`` prints them from the repository).
+    (default: every track) and the machine time; deal.II and Firedrake are sample tracks
+    (casekit.build.sample.SAMPLE_TRACKS): they are counted, listed with their sample shards to run and
+    released on their stratified sample -- every family, math type and domain template they support, at
+    least 50 cases -- while dolfinx and NGSolve build every case.  When every case of dolfinx is done it
+    packages the committed records (``casekit dataset materialise``, then ``casekit package``; another track
+    only when it is complete too -- a sample track when its sample is; refused if it would leave out a case
+    of the latest release) and cuts the release releases/<name>/<version>/ after the latest one
+    (``--version`` is the first release's version).  The authored sample goes in as the configurations
+    ``authored_agent``, ``authored`` and ``authored_<track>`` when its dolfinx is complete too (its other
+    tracks when each is); the card states the numbers beside the paper's and the machine time (``casekit
+    dataset numbers --area AREA`` prints them from the repository).
 
     Calibration repeats: 1 (``--repeats``).  Under the paired gate (README: Runtime gate) t_base is
     metadata -- the evaluator re-times the calibration beside every submission -- so one timed run is
@@ -93,8 +99,9 @@ def dataset(session: nox.Session) -> None:
     import subprocess
 
     ap = argparse.ArgumentParser(prog="nox -s dataset --")
-    ap.add_argument("--shard", help="a family, FAMILY.KofN, all or all.KofN (none: list the shards, release when "
-                                    "the primary track is complete)")
+    ap.add_argument("--shard", help="a family, FAMILY.KofN, all, all.KofN, sample or sample.KofN (a sample track's "
+                                    "stratified sample; none: list the shards, release when the primary track is "
+                                    "complete)")
     ap.add_argument("--tracks", default=None, help=f"comma-separated (default: dolfinx with --shard, else "
                                                    f"{DATASET_TRACKS})")
     ap.add_argument("--jobs", default="2")

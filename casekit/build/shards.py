@@ -17,8 +17,10 @@ compressed, written with fixed zip metadata (the same arrays give the same bytes
 against the sha256 their entry holds.
 
 A **shard** is a deterministic selection of case sources: a family (``heat``), a slice of a family
-(``poisson.2of3``: every third of its sorted ids, starting at the second) or of every case
-(``all``, ``all.3of10``).  :func:`build_shard` builds a shard's cases that are not done into a
+(``poisson.2of3``: every third of its sorted ids, starting at the second), of every case
+(``all``, ``all.3of10``) or of a track's stratified sample (``sample``, ``sample.1of2``:
+:mod:`casekit.build.sample`; a sample track is complete, and released, when its sample is done).
+:func:`build_shard` builds a shard's cases that are not done into a
 machine build directory and commits each case's entry as it finishes (a killed run keeps what
 finished); :func:`materialise` writes the committed records as a build directory that
 ``casekit package`` reads.  Entries live under their family whatever shard built them, so
@@ -34,7 +36,7 @@ import tempfile
 import time
 import zipfile
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -155,19 +157,22 @@ def read_sources(paths: Iterable[Path]) -> list[Source]:
 
 @dataclass(frozen=True)
 class ShardSpec:
-    """``family``, ``family.KofN``, ``all`` or ``all.KofN`` (README: Datasets)."""
+    """``family``, ``family.KofN``, ``all``, ``all.KofN``, ``sample`` or ``sample.KofN`` (README:
+    Datasets)."""
 
     family: str | None  # None: every family
     k: int = 1
     n: int = 1
+    #: the track's stratified sample (casekit.build.sample) instead of a family or all
+    sample: bool = False
 
     @classmethod
     def parse(cls, text: str, families: Iterable[str]) -> ShardSpec:
         known = sorted(set(families))
         name, _, part = text.strip().partition(".")
-        valid = f"all, a family ({', '.join(known)}), or either followed by .KofN (e.g. {known[0]}.1of2)" \
-            if known else "all"
-        if name != "all" and name not in known:
+        valid = (f"all, sample, a family ({', '.join(known)}), or any of them followed by .KofN (e.g. "
+                 f"{known[0]}.1of2)" if known else "all or sample")
+        if name not in ("all", "sample") and name not in known:
             raise UsageError(f"unknown shard {text!r}", valid=valid)
         k = n = 1
         if part:
@@ -175,16 +180,23 @@ class ShardSpec:
             if not (sep and a.isdigit() and b.isdigit() and 1 <= int(a) <= int(b)):
                 raise UsageError(f"shard {text!r}: the slice must read KofN with 1 <= K <= N", valid=valid)
             k, n = int(a), int(b)
-        return cls(None if name == "all" else name, k, n)
+        return cls(None if name in ("all", "sample") else name, k, n, sample=name == "sample")
 
     @property
     def name(self) -> str:
-        base = self.family or "all"
+        base = "sample" if self.sample else self.family or "all"
         return base if self.n == 1 else f"{base}.{self.k}of{self.n}"
 
-    def select(self, sources: list[Source]) -> list[Source]:
-        """The shard's sources: the family's (or all), sorted by id, every n-th from the k-th
-        (a slice interleaves ids, so neighbouring cases of one domain are spread over slices)."""
+    def select(self, sources: list[Source], track: str | None = None) -> list[Source]:
+        """The shard's sources: the family's (or all, or the sample of ``track``), sorted by id,
+        every n-th from the k-th (a slice interleaves ids, so neighbouring cases of one domain are
+        spread over slices)."""
+        if self.sample:
+            if track is None:
+                raise UsageError(f"shard {self.name!r} is a track's sample: name the track")
+            from casekit.build import sample
+
+            sources = sample.select(sources, track)
         chosen = sorted((s for s in sources if self.family is None or s.family == self.family), key=lambda s: s.id)
         return chosen[self.k - 1::self.n]
 
@@ -387,7 +399,12 @@ def plan(area: Area, sources: list[Source], spec: ShardSpec, track: TrackIdentit
     """The shard's cases, done (a committed entry of the case's current key) or to build.
     ``keyed=False`` counts any committed entry as done without deriving a key: an estimate, for
     projections only (deriving every source of a dataset takes minutes)."""
-    p = Plan(spec.name, track.name, [s for s in spec.select(sources) if track.name in s.tracks])
+    return _plan(area, spec.name, spec.select(sources, track.name), track, retry_failed, keyed)
+
+
+def _plan(area: Area, name: str, cases: list[Source], track: TrackIdentity, retry_failed: bool = False,
+          keyed: bool = True) -> Plan:
+    p = Plan(name, track.name, [s for s in cases if track.name in s.tracks])
     if keyed:
         prime_keys(p.cases)
     for s in p.cases:
@@ -425,12 +442,14 @@ def case_seconds(entries: Iterable[dict[str, Any]]) -> float | None:
 
 @dataclass
 class ShardRow:
-    """A family's line in the status listing, per track: (done, to build)."""
+    """A family's line in the status listing, per track: (done, to build) -- of its cases in the
+    track's sample, for a sample track."""
 
     family: str
     cases: int
     counts: dict[str, tuple[int, int]]
-    #: the shards to run for what remains on the primary track (slices when it exceeds the budget)
+    #: the shards to run for what remains on the primary track (slices when it exceeds the budget;
+    #: the slices of the sample that hold the family's cases to build, for a sample track)
     shards: list[str]
 
 
@@ -442,24 +461,33 @@ class Status:
     machine: dict[str, dict[str, Any]]
     #: per track: committed entries whose case is not among the sources
     orphans: dict[str, list[str]]
+    #: per sample track (casekit.build.sample): its sample's cases, the strata they cover and the
+    #: shards to run for what remains of it
+    samples: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def complete(self, track: str) -> bool:
+        """Every case of ``track`` is done -- every case of its sample, for a sample track."""
         return all(r.counts.get(track, (0, 0))[1] == 0 for r in self.rows) and track in self.machine
 
 
 def status(area: Area, sources: list[Source], tracks: list[TrackIdentity],
            budget: float = SHARD_BUDGET_SECONDS, keyed: bool = True) -> Status:
-    """Every family of the sources with its done / to-build counts per track, the shards to
-    run (on the first track) and the machine time: committed, and projected for the rest at the
-    mean cost of the committed cases of the family (else of the track, else
-    :data:`DEFAULT_CASE_SECONDS`)."""
-    if keyed:
-        prime_keys(sources)
+    """Every family of the sources with its done / to-build counts per track (a sample track's
+    over its sample), the shards to run (on the first track) and the machine time: committed, and
+    projected for the rest at the mean cost of the committed cases of the family (else of the
+    track, else :data:`DEFAULT_CASE_SECONDS`)."""
+    from casekit.build import sample
+
     families = sorted({s.family for s in sources})
     rows = []
     machine: dict[str, dict[str, Any]] = {}
     orphans = {}
-    plans = {t.name: {f: plan(area, sources, ShardSpec(f), t, keyed=keyed) for f in families} for t in tracks}
+    samples: dict[str, dict[str, Any]] = {}
+    scope = {t.name: sample.select(sources, t.name) if sample.sampled(t.name) else sources for t in tracks}
+    if keyed:
+        prime_keys({s.id: s for t in tracks for s in scope[t.name]}.values())
+    plans = {t.name: {f: _plan(area, f, [s for s in scope[t.name] if s.family == f], t, keyed=keyed)
+                      for f in families} for t in tracks}
     means: dict[str, float] = {}
     for t in tracks:
         all_entries = area.entries(t.name)
@@ -481,18 +509,44 @@ def status(area: Area, sources: list[Source], tracks: list[TrackIdentity],
         machine[t.name] = {"committed_seconds": done_seconds, "projected_seconds": projected,
                            "done": n_done, "to_build": n_todo, "seconds_per_case": track_mean,
                            "measured": measured is not None, "failed": failed}
+        if sample.sampled(t.name):
+            parts = [plans[t.name][f] for f in families]
+            whole = Plan("sample", t.name, [s for p in parts for s in p.cases], [s for p in parts for s in p.done],
+                         [s for p in parts for s in p.todo], {i: e for p in parts for i, e in p.entries.items()})
+            mean = case_seconds(whole.entries.values()) or track_mean
+            samples[t.name] = {"cases": len(whole.cases), "strata": len(sample.strata(sources, t.name)),
+                               "shards": _to_run(ShardSpec(None, sample=True), whole, sources, mean, budget)}
+    first = tracks[0].name if tracks else ""
+    # a sample primary track: each family lists the sample's slices that hold its cases to build
+    slices = {name: {s.id for s in ShardSpec.parse(name, families).select(sources, first)}
+              for name in samples[first]["shards"]} if first in samples else {}
     for f in families:
         counts = {t.name: (len(plans[t.name][f].done), len(plans[t.name][f].todo)) for t in tracks}
         shards: list[str] = []
-        if tracks and plans[tracks[0].name][f].todo:
-            p = plans[tracks[0].name][f]
-            mean = case_seconds(p.entries.values()) or means[tracks[0].name]
-            planned = budget * SHARD_PLANNED
-            n = max(1, math.ceil(len(p.cases) * mean / planned)) if len(p.todo) * mean > planned else 1
-            shards = [f] if n == 1 else [ShardSpec(f, k, n).name for k in range(1, n + 1)
-                                         if any(s in p.todo for s in ShardSpec(f, k, n).select(sources))]
+        if tracks and plans[first][f].todo:
+            p = plans[first][f]
+            if first in samples:
+                shards = [name for name, ids in slices.items() if any(s.id in ids for s in p.todo)]
+            else:
+                mean = case_seconds(p.entries.values()) or means[first]
+                shards = _to_run(ShardSpec(f), p, sources, mean, budget)
         rows.append(ShardRow(f, sum(1 for s in sources if s.family == f), counts, shards))
-    return Status(rows, machine, orphans)
+    return Status(rows, machine, orphans, samples)
+
+
+def _to_run(spec: ShardSpec, p: Plan, sources: list[Source], mean: float, budget: float) -> list[str]:
+    """The shards to run for what remains of ``spec`` (its plan ``p``): itself, or when its cases
+    are projected past SHARD_PLANNED of the budget at ``mean`` seconds each, its slices that hold a
+    case to build."""
+    if not p.todo:
+        return []
+    planned = budget * SHARD_PLANNED
+    n = max(1, math.ceil(len(p.cases) * mean / planned)) if len(p.todo) * mean > planned else 1
+    if n == 1:
+        return [spec.name]
+    todo = {s.id for s in p.todo}
+    slices = (replace(spec, k=k, n=n) for k in range(1, n + 1))
+    return [part.name for part in slices if any(s.id in todo for s in part.select(sources, p.track))]
 
 
 # -- building a shard -------------------------------------------------------------------------
@@ -590,6 +644,8 @@ class Materialised:
     stale: list[str]
     #: whether library versions were checked (the track's environment is usable here)
     versions_checked: bool
+    #: a sample track: written for the cases of its sample (casekit.build.sample)
+    sample: bool = False
 
     @property
     def complete(self) -> bool:
@@ -602,7 +658,9 @@ def materialise(area: Area, sources: list[Source], tracks: list[str], out: Path,
     (``<track>/<id>/{record.json, calibration.npz, reference.npz}`` and ``<track>/records.jsonl``,
     what ``casekit package`` reads), replacing ``out`` whole.  An entry counts when its source key
     and solver code are this checkout's, and its library versions too where ``identities`` gives
-    them (a track whose environment is here); the rest is reported missing or stale."""
+    them (a track whose environment is here); the rest is reported missing or stale.  A sample
+    track's (casekit.build.sample) are written for its sample's cases, as it is released."""
+    from casekit.build import sample
     from casekit.build.run import write_records
     from casekit.tracks import TRACKS
 
@@ -618,8 +676,8 @@ def materialise(area: Area, sources: list[Source], tracks: list[str], out: Path,
         for t in tracks:
             ident = (identities or {}).get(t)
             code = ident.code if ident else TRACKS.get(t).code_hash()
-            rep = Materialised(t, [], [], [], [], ident is not None)
-            for s in sources:
+            rep = Materialised(t, [], [], [], [], ident is not None, sample.sampled(t))
+            for s in sample.select(sources, t) if rep.sample else sources:
                 if t not in s.tracks:
                     continue
                 entry = area.read(t, s)

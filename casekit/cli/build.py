@@ -206,8 +206,10 @@ def dataset_status(
 ) -> None:
     """Every family (a shard) with its cases done in the repository and to build per track, the
     shards to run (a family projected past 60 minutes as slices) and the machine time: committed
-    and projected for the rest.  A track whose environment is not usable here is listed as such
-    (its keys need its library versions).  Exit 0 when the primary track is complete, else 1."""
+    and projected for the rest.  A sample track (casekit.build.sample) counts the cases of its
+    stratified sample, and is complete when they are done; its shards to run are the sample's.  A
+    track whose environment is not usable here is listed as such (its keys need its library
+    versions).  Exit 0 when the primary track is complete, else 1."""
     from casekit.build.shards import Area, TrackIdentity, status
     from casekit.tracks import TRACKS
 
@@ -230,13 +232,14 @@ def dataset_status(
                     "families": [{"family": r.family, "cases": r.cases,
                                   "tracks": {t: {"done": d, "to_build": n} for t, (d, n) in r.counts.items()},
                                   "shards": r.shards} for r in st.rows],
-                    "machine": st.machine, "orphans": st.orphans})
+                    "machine": st.machine, "orphans": st.orphans, "samples": st.samples})
         raise typer.Exit(0 if st.complete(primary) else 1)
     table = Table(title=f"casekit dataset status ({area})", show_edge=False)
     table.add_column("shard (family)")
     table.add_column("cases", justify="right")
     for ident in idents:
-        table.add_column(f"{ident.name} done / to build", justify="right")
+        table.add_column(f"{ident.name} done / to build" + (" (sample)" if ident.name in st.samples else ""),
+                         justify="right")
     table.add_column(f"to run ({primary})")
     for r in st.rows:
         table.add_row(r.family, str(r.cases), *(f"{r.counts[i.name][0]} / {r.counts[i.name][1]}" for i in idents),
@@ -244,12 +247,18 @@ def dataset_status(
     console.print(table)
     for t, why in unusable.items():
         console.print(f"{t}: not usable here ({why}); casekit env install {t}", markup=False)
+    for t, sm in st.samples.items():
+        console.print(f"{t}: released on its stratified sample, {sm['cases']} case(s) covering the {sm['strata']} "
+                      "(family, math type, domain) strata it supports; "
+                      + (f"to run: --shard {' '.join(sm['shards'])}" if sm["shards"] else "the sample is complete"),
+                      markup=False)
     for t, m in st.machine.items():
         console.print(f"{t}: {m['done']:.0f} case(s) done in the repository ({_hours(m['committed_seconds'])} of "
                       f"machine time), {m['to_build']:.0f} to build (projected {_hours(m['projected_seconds'])} at "
                       + (f"the committed cases' {m['seconds_per_case']:.1f} s per case" if m["measured"] else
                          f"an assumed {m['seconds_per_case']:.0f} s per case: nothing is committed yet") + "); "
-                      f"the whole set {_hours(m['committed_seconds'] + m['projected_seconds'])}", markup=False)
+                      f"the whole {'sample' if t in st.samples else 'set'} "
+                      f"{_hours(m['committed_seconds'] + m['projected_seconds'])}", markup=False)
         if m["failed"]:
             console.print(f"{t}: {len(m['failed'])} case(s) done with a failed solve (left out of a release; "
                           "--retry-failed builds them again): " + ", ".join(m["failed"][:10]), markup=False)
@@ -263,7 +272,8 @@ def dataset_status(
 def dataset_build(
     paths: list[Path] = typer.Argument(..., help="The dataset's case sources (directories or files)."),
     shard: str = typer.Option(..., "--shard", help="A family (heat), a slice of one (poisson.2of3: every 3rd "
-                              "sorted id from the 2nd), all, or all.KofN."),
+                              "sorted id from the 2nd), all, all.KofN, or the track's stratified sample (sample, "
+                              "sample.KofN)."),
     area: Path = typer.Option(..., "--area", help=AREA_HELP),
     exclude: list[Path] = typer.Option([], "--exclude", help=EXCLUDE_HELP),
     track: TrackOption = "dolfinx",
@@ -335,7 +345,7 @@ def dataset_build(
     fresh = result.built - len(reused)
     fresh_seconds = max(result.seconds - sum(sum(o.stage_seconds.values()) for o in reused) / jobs, 0.0)
     per_case = fresh_seconds / fresh if fresh else None
-    families = sorted({s.family for s in spec.select(sources)})
+    families = sorted({s.family for s in spec.select(sources, track)})
     to_commit = [str(area / track / f) for f in families]
     if as_json:
         print_json({"shard": spec.name, "track": track, "cases": len(result.plan.cases),
@@ -371,7 +381,8 @@ def dataset_build(
                       + f"; {fresh} built here in {fresh_seconds:.0f} s ({per_case:.1f} s per case, --jobs {jobs}); "
                       f"{track}: {m['done']:.0f} case(s) done in the repository, "
                       f"{m['to_build']:.0f} to build (projected {_hours(rest)} at {per_case:.1f} s per case); the "
-                      f"whole set {_hours(m['committed_seconds'] + rest)}", markup=False)
+                      f"whole {'sample' if track in st.samples else 'set'} {_hours(m['committed_seconds'] + rest)}",
+                      markup=False)
     if result.committed:
         console.print("commit: git add " + " ".join(to_commit), markup=False)
     raise typer.Exit(0 if not after.todo else 1)
@@ -389,9 +400,10 @@ def dataset_materialise(
     (records.jsonl, record.json, calibration.npz, reference.npz per case; a manufactured reference
     is sampled again from its source).  A record counts when its source and the track's solver
     code are this checkout's, and its library versions too where the track is usable here.
+    A sample track (casekit.build.sample) is written for the cases of its stratified sample.
     Writes the machine time of the build of what it writes (casekit.package.numbers.MACHINE_FILE:
     per track, the committed entries' build seconds) for the dataset card.
-    Exit 1 when a case of the sources has no current record."""
+    Exit 1 when a case of the sources (of a sample track's sample) has no current record."""
     from casekit.build.shards import Area, TrackIdentity, materialise
     from casekit.jsonio import write_json
     from casekit.package.numbers import MACHINE_FILE, machine_time
@@ -411,7 +423,8 @@ def dataset_materialise(
         machine[r.track] = machine_time(e for cid, e in Area(area).entries(r.track).items() if cid in done)
     write_json(out / MACHINE_FILE, machine)
     for r in reports:
-        console.print(f"{r.track}: {len(r.records)} record(s), {len(r.rejected)} rejected, {len(r.missing)} not built, "
+        console.print(f"{r.track}" + (" (its stratified sample)" if r.sample else "")
+                      + f": {len(r.records)} record(s), {len(r.rejected)} rejected, {len(r.missing)} not built, "
                       f"{len(r.stale)} stale" + ("" if r.versions_checked else
                                                  " (library versions not checked: the track is not usable here)")
                       + (f"; not built: {', '.join(r.missing[:5])}" if r.missing else "")

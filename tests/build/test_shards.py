@@ -77,6 +77,15 @@ def _copy(built: dict, tmp_path: Path) -> tuple[Path, Area]:
     return tmp_path / "cases", Area(tmp_path / "area")
 
 
+def _reject(area: Area, ident: TrackIdentity, s: shards.Source, seconds: float) -> None:
+    """Commit ``s`` on ``ident`` as rejected after ``seconds`` (no FEM)."""
+    path = area.entry_path(ident.name, s.family, s.id)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(
+        {"format": shards.FORMAT, "id": s.id, "family": s.family, "key": ident.key(s), "status": "rejected",
+         "reason": "r", "rules": shards.REJECTION_RULES, "files": {}, "build": {"seconds": seconds, "jobs": 1}}))
+
+
 def test_shard_specs_select_families_and_interleaved_slices(tmp_path: Path) -> None:
     root = tmp_path / "cases"
     for fam, n in (("heat", 3), ("poisson", 5)):
@@ -121,10 +130,7 @@ def test_status_projects_the_machine_time_and_slices_a_family_past_the_budget(tm
     area = Area(tmp_path / "area")
     for s in sources:
         if s.id in ("poisson_0", "poisson_3", "poisson_6", "poisson_9"):  # slice 1 of 3, done
-            area.entry_path("dolfinx", s.family, s.id).parent.mkdir(parents=True, exist_ok=True)
-            area.entry_path("dolfinx", s.family, s.id).write_text(json.dumps(
-                {"format": shards.FORMAT, "id": s.id, "family": s.family, "key": ident.key(s), "status": "rejected",
-                 "reason": "r", "rules": shards.REJECTION_RULES, "files": {}, "build": {"seconds": 600.0, "jobs": 1}}))
+            _reject(area, ident, s, 600.0)
     st = shards.status(area, sources, [ident])
     rows = {r.family: r for r in st.rows}
     assert rows["poisson"].counts["dolfinx"] == (4, 6) and rows["poisson"].shards == ["poisson.2of3", "poisson.3of3"]
@@ -132,6 +138,75 @@ def test_status_projects_the_machine_time_and_slices_a_family_past_the_budget(tm
     m = st.machine["dolfinx"]
     assert m["committed_seconds"] == 2400 and m["projected_seconds"] == 8 * 600 and m["measured"]
     assert not st.complete("dolfinx")
+
+
+def _stratified(root: Path, per: int = 10) -> list[shards.Source]:
+    """Six strata -- Poisson, heat and steady convection-diffusion on the unit square and the
+    circle -- of ``per`` cases each (finer ones cost more), listing dealii (a sample track) and
+    dolfinx, under root/cases."""
+    for fam in ("poisson", "heat", "convection_diffusion"):
+        time = {"time": {"t0": 0.0, "t_end": 1.0, "dt": 0.1}} if fam == "heat" else {}
+        for template in ("unit_square", "circle"):
+            for i in range(per):
+                cid = f"{fam}_{template}_{i}"
+                (root / "cases" / fam).mkdir(parents=True, exist_ok=True)
+                (root / "cases" / fam / f"{cid}.yaml").write_text(yamlio.dumps(
+                    {"id": cid, "family": fam, "domain": {"template": template}, "pde": {"params": {}, **time},
+                     "calibration": {"cells_across": 8 + i, "degree": 2, **({"dt": 0.1} if time else {})},
+                     "manufactured_solution": {"u": "x"}, "tracks": ["dealii", "dolfinx"]}))
+    return read_sources([root / "cases"])
+
+
+def test_sample_shards_slice_the_track_sample(tmp_path: Path) -> None:
+    from casekit.build import sample
+
+    sources = _stratified(tmp_path)
+    families = [s.family for s in sources]
+    whole = ShardSpec.parse("sample", families)
+    assert whole.name == "sample" and whole.sample
+    chosen = [s.id for s in whole.select(sources, "dealii")]
+    assert chosen == [s.id for s in sample.select(sources, "dealii")] and len(chosen) == sample.SAMPLE_MIN
+    slices = [[s.id for s in ShardSpec.parse(f"sample.{k}of3", families).select(sources, "dealii")] for k in (1, 2, 3)]
+    assert sorted(i for part in slices for i in part) == chosen and [len(p) for p in slices] == [17, 17, 16]
+    assert ShardSpec.parse("sample.2of3", families).name == "sample.2of3"
+    with pytest.raises(UsageError, match="name the track"):
+        whole.select(sources)
+    for bad in ("sample.0of2", "sample.x", "samples"):
+        with pytest.raises(UsageError):
+            ShardSpec.parse(bad, families)
+
+
+def test_a_sample_track_is_counted_and_complete_over_its_sample(tmp_path: Path) -> None:
+    """dealii is a sample track: its rows count the sample's cases, it is complete when they are
+    done (dolfinx, a full track, is not) and its shards to run are the sample's."""
+    from casekit.build import sample
+
+    sources = _stratified(tmp_path)
+    dealii, dolfinx = (TrackIdentity(t, {"lib": "1.0"}, "code") for t in ("dealii", "dolfinx"))
+    area = Area(tmp_path / "area")
+    assert sample.sampled("dealii") and not sample.sampled("dolfinx")
+    st = shards.status(area, sources, [dealii, dolfinx], budget=1000)  # 50 cases x 30 s: two slices of 750 s
+    assert st.samples == {"dealii": {"cases": 50, "strata": 6, "shards": ["sample.1of2", "sample.2of2"]}}
+    assert sum(r.counts["dealii"][1] for r in st.rows) == 50 and sum(r.counts["dolfinx"][1] for r in st.rows) == 60
+    assert all(r.shards == ["sample.1of2", "sample.2of2"] for r in st.rows)
+    chosen = sample.select(sources, "dealii")
+    for s in chosen[1:]:
+        _reject(area, dealii, s, 30.0)
+    outside = next(s for s in sources if s not in chosen)
+    _reject(area, dealii, outside, 30.0)  # built beyond the sample (a family shard): not counted
+    st = shards.status(area, sources, [dealii, dolfinx])
+    assert st.machine["dealii"]["done"] == 49 and st.machine["dealii"]["to_build"] == 1
+    assert {r.family: r.shards for r in st.rows if r.shards} == {chosen[0].family: ["sample"]}
+    assert not st.complete("dealii") and st.samples["dealii"]["shards"] == ["sample"]
+    _reject(area, dealii, chosen[0], 30.0)
+    st = shards.status(area, sources, [dealii, dolfinx])
+    assert st.complete("dealii") and not st.complete("dolfinx") and st.samples["dealii"]["shards"] == []
+    assert all(r.counts["dealii"] == (sum(s.family == r.family for s in chosen), 0) for r in st.rows)
+    # materialised as released: the sample's cases (the one beyond it is left out), complete
+    rep, full = materialise(area, sources, ["dealii", "dolfinx"], tmp_path / "out",
+                            {"dealii": dealii, "dolfinx": dolfinx})
+    assert rep.sample and rep.complete and sorted(c for c, _ in rep.rejected) == [s.id for s in chosen]
+    assert not full.sample and not full.complete and len(full.missing) == 60
 
 
 @pytest.mark.dolfinx
