@@ -39,6 +39,12 @@ def import_cases(
                                    help="Re-import only these records (record ids as in FILE, repeatable) into "
                                    "an OUT that an earlier import wrote: their sources and report entries are "
                                    "replaced, every other record's stay as they are."),
+    settings_only: bool = typer.Option(False, "--settings-only",
+                                       help="Re-map only the solve settings (calibration, numerical reference "
+                                       "levels) of the sources an earlier import wrote into OUT -- every record's, "
+                                       "or those of --only -- keeping their solutions (a sibling its draw) and "
+                                       "everything else: for a change of the importer's settings mapping (the "
+                                       "build validates every source again)."),
 ) -> None:
     """Convert records into casekit case sources; what cannot be mapped is kept for validation to
     report or listed in OUT/import-report.json, never dropped silently."""
@@ -60,6 +66,9 @@ def import_cases(
         convert = functools.partial(convert, repair=True)
     if not file.is_file():
         raise UsageError(f"{file} does not exist")
+    if settings_only:
+        _settings_only(file, convert, out, only)
+        return
     earlier = _earlier_report(out, only) if only else None
     if earlier is None and out.exists() and any(out.rglob("*.yaml")) and not force:
         raise UsageError(f"{out} already holds case sources; pass --force to replace them",
@@ -98,13 +107,31 @@ def import_cases(
     _summary(file, out, n, failed, notes)
 
 
-def _earlier_report(out: Path, only: list[str]) -> list[dict[str, Any]]:
+def _settings_only(file: Path, convert: Any, out: Path, only: list[str]) -> None:
+    from casekit.importers.settings_only import remap
+    from casekit.jsonio import write_json
+
+    report = _earlier_report(out, only, what="--settings-only")
+    if only:
+        missing = sorted(set(only) - {e.get("original_id") for e in report})
+        if missing:
+            raise UsageError(f"--only: no record with id {', '.join(missing[:5])} in {out / 'import-report.json'}",
+                             valid="record ids as FILE gives them (the report's original_id)")
+    changed, same, skipped = remap(file, convert, out, report, set(only) or None)
+    write_json(out / "import-report.json", report)
+    for why in skipped:
+        console.print(f"skipped {why}", markup=False)
+    console.print(f"settings re-mapped: {len(changed)} source(s) changed, {same} unchanged, {len(skipped)} "
+                  f"skipped; next: casekit validate {out} --summary, or build (it validates)", markup=False)
+
+
+def _earlier_report(out: Path, only: list[str], what: str = "--only") -> list[dict[str, Any]]:
     """The report of the import in ``out`` that ``--only`` amends."""
     from casekit.jsonio import read_json
 
     path = out / "import-report.json"
     if not path.is_file():
-        raise UsageError(f"--only amends an earlier import, and {path} does not exist",
+        raise UsageError(f"{what} amends an earlier import, and {path} does not exist",
                          valid=f"a full import into {out} first (without --only)")
     try:
         entries = read_json(path)

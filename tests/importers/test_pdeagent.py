@@ -73,19 +73,34 @@ def test_round_trip_through_yaml_is_stable(shared_data: Path, rid: str) -> None:
 
 def test_the_anchors_resolution_is_cells_per_unit_length_on_every_domain(shared_data: Path) -> None:
     """mesh.resolution N means h = 1/N: N times the diameter cells across (N*sqrt(3) on the unit
-    cube, where N*sqrt(2) gave half the anchor's degrees of freedom)."""
+    cube, where N*sqrt(2) gave half the anchor's degrees of freedom); a gmsh record's char_length
+    h, where given, is the cell size its oracle meshed with."""
     import math
 
     from casekit.domains import resolve
 
     recs = records(shared_data)
+
+    def sized(r: dict) -> bool:
+        return bool(r["oracle_config"].get("mesh", {}).get("char_length")
+                    or r["oracle_config"]["domain"].get("char_length"))
+
     for kind in ("unit_square", "unit_cube", "annulus"):
         rec = next(r for r in recs.values() if r["oracle_config"]["domain"]["type"] == kind
-                   and "resolution" in r["oracle_config"].get("mesh", {}))
+                   and "resolution" in r["oracle_config"].get("mesh", {}) and not sized(r))
         src = convert(rec).source
         n = rec["oracle_config"]["mesh"]["resolution"]
         diameter = resolve(src["domain"]["template"], src["domain"].get("params")).geometry.diameter()
         assert src["calibration"]["cells_across"] == round(n * diameter), kind
+    # a gmsh record's cell size h is what its oracle meshed with: diameter / h across, whatever
+    # its resolution says (burgers_lshape_v3: h 0.02 beside N 150 -- 125 across, not 375)
+    for rid in ("burgers_lshape_v3", "burgers_eccentric_v2"):
+        out = convert(recs[rid])
+        mesh = recs[rid]["oracle_config"]["mesh"]
+        diameter = resolve(out.source["domain"]["template"], out.source["domain"].get("params")).geometry.diameter()
+        assert out.source["calibration"]["cells_across"] == round(diameter / mesh["char_length"]) \
+            < round(diameter * mesh["resolution"]) / 2
+        assert any("char_length" in t and "not what the oracle meshed" in t for c, t in out.notes if c == "mapped")
     cube = next(r for r in recs.values() if r["oracle_config"]["domain"]["type"] == "unit_cube")
     assert convert(cube).source["calibration"]["cells_across"] == round(
         cube["oracle_config"]["mesh"]["resolution"] * math.sqrt(3))
@@ -326,3 +341,38 @@ def test_records_whose_domain_or_diffusion_is_degenerate_are_repaired_with_a_not
         problems = check_source(out.source)
         assert all(p.pointer == "/manufactured_solution" for p in problems), (rid, problems[:2])
         assert convert(recs[rid]).source != out.source  # a plain import keeps the record as typed
+
+
+def test_settings_only_remaps_the_solve_settings_and_keeps_the_solutions(shared_data: Path, tmp_path: Path) -> None:
+    """``--settings-only`` after a change of the settings mapping: every kept source gets the
+    calibration the importer maps now (here: a hand-edited cells across is restored), and keeps
+    its manufactured solution -- a sibling its draw -- and everything else; a report entry gets
+    the conversion's notes beside the validation's; a record not kept is left as it is."""
+    from casekit.model.source import load_source_dict
+
+    recs = records(shared_data)
+    chosen = ("burgers_lshape_v3", "poisson_basic", "heat_3d_source_only")
+    subset = tmp_path / "subset.jsonl"
+    subset.write_text("".join(json.dumps(recs[i]) + "\n" for i in chosen))
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["import", "pdeagent-bench", str(subset), "--out", str(out), "--repair", "--jobs", "1"])
+    assert result.exit_code == 0, result.output
+    before = {p.name: load_source_dict(p) for p in out.rglob("*.yaml")}
+    lshape = next(out.rglob("burgers_lshape_v3.yaml"))
+    edited = load_source_dict(lshape)
+    edited["calibration"]["cells_across"] = 375  # what the earlier mapping gave
+    from casekit import yamlio
+
+    lshape.write_text(yamlio.dumps(edited))
+    report = json.loads((out / "import-report.json").read_text())
+    result = runner.invoke(app, ["import", "pdeagent-bench", str(subset), "--out", str(out), "--repair",
+                                 "--settings-only"])
+    assert result.exit_code == 0, result.output
+    assert "1 source(s) changed" in result.output
+    after = {p.name: load_source_dict(p) for p in out.rglob("*.yaml")}
+    assert after == before  # restored, and nothing else moved
+    again = json.loads((out / "import-report.json").read_text())
+    assert [e["notes"] for e in again] == [e["notes"] for e in report]
+    result = runner.invoke(app, ["import", "pdeagent-bench", str(subset), "--out", str(tmp_path / "none"), "--repair",
+                                 "--settings-only"])
+    assert result.exit_code == 2 and "amends an earlier import" in result.output
