@@ -98,6 +98,8 @@ class Planned:
     case_spec: dict[str, Any]
     dest: Path
     check: Check | None = None
+    #: this run's limits when not the series' (casekit's own calibration, see casekit.evaluate.pairing)
+    limits: Limits | None = None
 
 
 #: how many workers of an executor share this machine (each stages its series on its share of the cores)
@@ -138,12 +140,13 @@ def run_series(track: Track, runs: Sequence[Planned], *, limits: Limits, hide: t
         staged: list[Staged] = []
         try:
             for r in chunk:
-                staged.append(the_runner.stage(track.run_spec(r.prepared, r.case_spec, limits, hide), r.dest))
+                staged.append(the_runner.stage(track.run_spec(r.prepared, r.case_spec, r.limits or limits, hide),
+                                               r.dest))
             for s in staged:
                 s.ready()
             for r, s in zip(chunk, staged, strict=True):
                 result = s.go()
-                yield result, _checked(track, result, r.case_spec, r.dest, limits=limits, runner=runner,
+                yield result, _checked(track, result, r.case_spec, r.dest, limits=r.limits or limits, runner=runner,
                                        check=r.check)
         finally:
             for s in staged:

@@ -18,6 +18,7 @@ reason); a run's directory goes as soon as its artifacts are kept.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import shutil
 import statistics
@@ -112,7 +113,8 @@ def evaluate_case(batch: CaseBatch, track: Track, *, repeats: int, limits: Limit
             plan: list[tuple[int, Planned]] = []  # -1: the round's calibration run
             if cal_prepared is not None:
                 cal_check = RunScorer(spec, reference, mask, exact=exact_targets(record))
-                plan.append((-1, Planned(cal_prepared, spec, work / f"cal{r}", cal_check)))
+                plan.append((-1, Planned(cal_prepared, spec, work / f"cal{r}", cal_check,
+                                         calibration_limits(limits, record))))
             for i in live:
                 plan.append((i, Planned(states[i][3] or {}, spec, work / f"a{i}-run{r}", states[i][2])))
             turn = r % len(plan)  # every run takes every place in the order, round by round
@@ -150,6 +152,21 @@ def evaluate_case(batch: CaseBatch, track: Track, *, repeats: int, limits: Limit
             out.append(verdict(record, ex, scorer if prepared is not None else None, tm, track=track.name,
                                system=a.system, attempt=a.attempt, submission_sha256=a.sha256, convergence=conv))
     return out
+
+
+#: a paired calibration run may take this many times its build-time t_base before it counts as
+#: failed (casekit's own solver: its limit guards against a hang, not against a busy machine --
+#: a fresh burgers draw of t_base 5 s ran past a 60 s case timeout on a loaded 2-core machine)
+CALIBRATION_TIMEOUT_FACTOR = 20.0
+
+
+def calibration_limits(limits: Limits, record: dict[str, Any]) -> Limits:
+    """The limits of a paired calibration run: the case's, with the timeout raised to
+    :data:`CALIBRATION_TIMEOUT_FACTOR` x its build-time t_base where that is longer (a submission
+    keeps the case's timeout: it is the agent's contract)."""
+    t_base = float(record.get("evaluation_metadata", {}).get("t_base") or 0.0)
+    timeout = max(limits.timeout_sec, CALIBRATION_TIMEOUT_FACTOR * t_base)
+    return limits if timeout == limits.timeout_sec else dataclasses.replace(limits, timeout_sec=timeout, cpu_sec=None)
 
 
 def _calibration_time(planned: Planned, result: RunResult, failure: Failure | None, record: dict[str, Any],

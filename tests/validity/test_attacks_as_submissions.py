@@ -26,7 +26,9 @@ def test_every_inverter_fails_freshly_drawn_cases_when_evaluated(tmp_path: Path)
     for i, (family, domain, levels) in enumerate(FRESH):
         src = build_source(family, domain, levels, 9100 + i)
         src["eval_grid"] = {"nx": 33, "ny": 33}
-        src["evaluation"]["timeout_sec"] = 60.0
+        # the case timeout is the agents' contract, not under test here: at 60 s a loaded 2-core machine
+        # timed a coarse burgers calibration out (the runs take seconds when the machine is free)
+        src["evaluation"]["timeout_sec"] = 300.0
         path = tmp_path / "cases" / family / f"{src['id']}.yaml"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(yamlio.dumps(src))
