@@ -161,3 +161,17 @@ def test_cholesky_and_lu_agree_and_a_failed_solve_names_its_system(tmp_path: Pat
         assert isinstance(message, str) and "the poisson system" in message and method in message, (key, message)
     assert isinstance(out["wrong"], str) and "sparse Cholesky" in out["wrong"] and "as declared" in out["wrong"]
 
+
+def test_the_guide_and_the_scaffold_teach_the_calibrations_meshing() -> None:
+    """An agent following the guide or the scaffold meshes as fast as the calibration (the
+    runtime gate compares them): both name its 2-D meshing options, the 3-D scaffold none."""
+    from casekit.prompts import scaffold
+    from casekit.tracks.ngsolve.solvers import MESHING_2D
+
+    def taught(text: str) -> bool:
+        return all(re.search(rf"""{k}["']?\s*[=:]\s*["']?{v}\b""", text) for k, v in MESHING_2D.items())
+
+    assert taught(TRACKS.get("ngsolve").resource("guide.md").read_text())
+    for domain, dim in (("annulus", 2), ("unit_cube", 3)):
+        spec = derive(CaseSource.from_dict(build_source("poisson", domain, {}, 1))).case_spec()
+        assert taught(scaffold(spec, "ngsolve")) == (dim == 2), domain
