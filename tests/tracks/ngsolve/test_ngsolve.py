@@ -12,6 +12,7 @@ import subprocess
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from casekit.build.pipeline import BuildOptions
@@ -99,3 +100,78 @@ def test_periodic_transient_case_with_a_neumann_side_matches_the_exact_solution(
     settings = {**src["calibration"], "degree": 2, "cells_across": 14, "dt": (t["t_end"] - t["t0"]) / 28}
     error = measured_error(d, TRACKS.get("ngsolve").solve_directly(d.case_spec(), settings, tmp_path))
     assert error < 0.05, error
+
+
+_SOLVES = textwrap.dedent("""
+    import json
+    import ngsolve as ng
+    from casekit.tracks.ngsolve.solvers.problem import Problem
+
+    p = Problem(json.load(open("case_spec.json")), {"degree": 2, "cells_across": 8})
+    out = {}
+
+    def poisson(fes, extra=None, forcing=True):
+        u, v = fes.TnT()
+        a = ng.BilinearForm(fes)
+        a += (ng.grad(u) * ng.grad(v) - (p.forcing() * v if forcing else 0)) * ng.dx
+        if extra is not None:
+            a += extra(u, v)
+        return a
+
+    def solved(fes, how, spd, extra=None):
+        gfu = ng.GridFunction(fes)
+        p.set_dirichlet(gfu)
+        try:
+            if how == "newton":
+                p.newton(poisson(fes, extra), gfu, linear=True, spd=spd)
+            else:  # a bilinear form and its data apart, as a time step has them
+                data = ng.LinearForm(-p.forcing() * fes.TestFunction() * ng.dx).Assemble().vec
+                p.linear_step(poisson(fes, extra, forcing=False), gfu, data, spd=spd)
+        except RuntimeError as exc:
+            return str(exc)
+        return list(gfu.vec.FV().NumPy())
+
+    fes = p.space(2)
+    for how in ("newton", "step"):
+        out[how] = {key: solved(fes, how, key == "spd") for key in ("general", "spd")}
+    # no Dirichlet part: the Neumann Laplacian is singular
+    out["singular"] = {f"{how} {key}": solved(ng.H1(p.mesh, order=2), how, key == "spd")
+                       for how in ("newton", "step") for key in ("general", "spd")}
+    # a convection term declared SPD: Cholesky solves another system
+    out["wrong"] = solved(fes, "newton", True, lambda u, v: 5 * ng.grad(u)[0] * v * ng.dx)
+    print(json.dumps(out))
+    """)
+
+
+def test_cholesky_and_lu_agree_and_a_failed_solve_names_its_system(tmp_path: Path) -> None:
+    """The solve a call site declares symmetric positive definite (sparse Cholesky) and the
+    general one (UMFPACK) give the same field, by Newton's one step and by the reused
+    factorisation of a time step; a singular system (no Dirichlet part) fails by either, and a
+    nonsymmetric one declared SPD is caught: each an error naming the system and the method."""
+    src = build_source("poisson", "unit_square", {"bc": "dirichlet"}, 1)
+    (tmp_path / "case_spec.json").write_text(json.dumps(derive(CaseSource.from_dict(src)).case_spec()))
+    track = TRACKS.get("ngsolve")
+    out = json.loads(track._run_python(_SOLVES, tmp_path, path=str(Path(__file__).resolve().parents[3])))  # type: ignore[attr-defined]
+    for how in ("newton", "step"):
+        lu, chol = (np.array(out[how][k]) for k in ("general", "spd"))
+        assert np.linalg.norm(lu) > 0 and np.linalg.norm(chol - lu) <= 1e-10 * np.linalg.norm(lu), how
+    assert np.allclose(out["newton"]["general"], out["step"]["general"], rtol=0, atol=1e-10)
+    for key, message in out["singular"].items():
+        method = "sparse Cholesky" if key.endswith("spd") else "UMFPACK"
+        assert isinstance(message, str) and "the poisson system" in message and method in message, (key, message)
+    assert isinstance(out["wrong"], str) and "sparse Cholesky" in out["wrong"] and "as declared" in out["wrong"]
+
+
+def test_the_guide_and_the_scaffold_teach_the_calibrations_meshing() -> None:
+    """An agent following the guide or the scaffold meshes as fast as the calibration (the
+    runtime gate compares them): both name its 2-D meshing options, the 3-D scaffold none."""
+    from casekit.prompts import scaffold
+    from casekit.tracks.ngsolve.solvers import MESHING_2D
+
+    def taught(text: str) -> bool:
+        return all(re.search(rf"""{k}["']?\s*[=:]\s*["']?{v}\b""", text) for k, v in MESHING_2D.items())
+
+    assert taught(TRACKS.get("ngsolve").resource("guide.md").read_text())
+    for domain, dim in (("annulus", 2), ("unit_cube", 3)):
+        spec = derive(CaseSource.from_dict(build_source("poisson", domain, {}, 1))).case_spec()
+        assert taught(scaffold(spec, "ngsolve")) == (dim == 2), domain

@@ -20,9 +20,9 @@ def biharmonic(p: Problem) -> tuple[Any, dict[str, Any]]:
     a = ng.BilinearForm(fes)
     a += (ng.grad(u) * ng.grad(v) + p.forcing() * v) * ng.dx  # -Laplace(w) = -f
     p.set_dirichlet(gfw, key="laplacian")
-    p.newton(a, gfw, linear=True)
+    p.newton(a, gfw, linear=True, spd=True)  # a Laplacian with Dirichlet data: SPD
     b = ng.BilinearForm(fes)
     b += (ng.grad(u) * ng.grad(v) + gfw * v) * ng.dx  # -Laplace(u) = -w
     p.set_dirichlet(gfu)
-    p.newton(b, gfu, linear=True)
+    p.newton(b, gfu, linear=True, spd=True)
     return gfu, {"dofs": 2 * fes.ndof, "linear_solves": 2}

@@ -31,4 +31,5 @@ def elasticity(p: Problem) -> tuple[Any, dict[str, Any]]:
     a += residual + natural if natural is not None else residual
     gfu = ng.GridFunction(fes)
     p.set_dirichlet(gfu)
-    return gfu, {"dofs": fes.ndof, "newton_iterations": p.newton(a, gfu, linear=True)}
+    return gfu, {"dofs": fes.ndof, "newton_iterations": p.newton(a, gfu, linear=True,
+                                                                       spd=p.robin_nonnegative())}

@@ -51,5 +51,5 @@ def flow(p: Problem) -> tuple[Any, dict[str, Any]]:
     iterations = 0
     for level in levels:
         nu.Set(level)
-        iterations += p.newton(a, gfx, linear=not form.convective)
+        iterations += p.newton(a, gfx, linear=not form.convective, spd=False)  # a saddle point
     return gfx.components[0], {"dofs": X.ndof, "newton_iterations": iterations, "continuation_levels": len(levels)}

@@ -82,12 +82,15 @@ def scalar(p: Problem) -> tuple[Any, dict[str, Any]]:
 
     gfu = ng.GridFunction(fes)
     linear = "reaction" not in co and "burgers" not in co
+    # diffusion (plus mass in time) and Robin terms >= 0 alone: symmetric positive definite;
+    # Helmholtz's -k^2 makes it indefinite, convection (and SUPG) nonsymmetric
+    spd = linear and not {"c", "beta"} & co.keys() and p.robin_nonnegative()
     info: dict[str, Any] = {"dofs": fes.ndof, "newton_iterations": 0}
     if not p.transient:
         p.set_dirichlet(gfu)
         a = ng.BilinearForm(fes)
         a += S_op(u, p.t) + S_src(p.t)
-        info["newton_iterations"] = p.newton(a, gfu, linear)
+        info["newton_iterations"] = p.newton(a, gfu, linear, spd=spd)
         return gfu, info
     n, dt = p.time_steps()
     t_old = ng.Parameter(p.t0)
@@ -125,9 +128,9 @@ def scalar(p: Problem) -> tuple[Any, dict[str, Any]]:
         gfu.vec.data = u_n.vec
         p.set_dirichlet(gfu)
         if fixed_operator:
-            info["newton_iterations"] += p.linear_step(a, gfu, d)
+            info["newton_iterations"] += p.linear_step(a, gfu, d, spd=spd)
         else:
-            info["newton_iterations"] += p.newton(a, gfu, linear, d)
+            info["newton_iterations"] += p.newton(a, gfu, linear, d, spd=spd)
         u_nm1.vec.data = u_n.vec
         u_n.vec.data = gfu.vec
     info["time_steps"] = n
