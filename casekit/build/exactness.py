@@ -52,9 +52,10 @@ def space_degree(solution: Mapping[str, Any], dim: int) -> int | None:
     return worst
 
 
-def may_hold(solution: Mapping[str, Any] | None, dim: int, degree: int) -> bool:
-    """Whether the degree-``degree`` space may hold ``solution`` exactly (worth a probe)."""
-    if solution is None or degree <= 1:
+def may_hold(solution: Mapping[str, Any] | None, dim: int, degree: int, lowest: int = 1) -> bool:
+    """Whether the degree-``degree`` space may hold ``solution`` exactly (worth a probe), for a
+    calibration that can go down to degree ``lowest`` (the family's)."""
+    if solution is None or degree <= lowest:
         return False
     d = space_degree(solution, dim)
     return d is not None and d <= degree

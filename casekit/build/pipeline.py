@@ -138,7 +138,10 @@ ANSWERED_BY_INVERTERS = "inverters answer the case"
 TARGETS_GUESSED = "inverters pass target gates"
 NEAR_A_SPAN = "the reference is within "
 EXACT_AT_EVERY_LEVEL = "every level of the reference ladder gives the calibration's field"
-ANSWERABLE = (ANSWERED_BY_INVERTERS, TARGETS_GUESSED, NEAR_A_SPAN, EXACT_AT_EVERY_LEVEL)
+#: a drawn solution the calibration's space holds at every degree the family allows (its sibling's
+#: next draw is not a polynomial of that degree)
+IN_THE_SPACE = "the manufactured solution lies in the calibration's finite-element space"
+ANSWERABLE = (ANSWERED_BY_INVERTERS, TARGETS_GUESSED, NEAR_A_SPAN, EXACT_AT_EVERY_LEVEL, IN_THE_SPACE)
 #: refinement gaps at or below this are round-off: the levels agree exactly
 ROUND_OFF = 1e-10
 
@@ -466,7 +469,8 @@ class CaseBuild:
         at the source's resolution would be thrown away.  Only a solution that is a polynomial of
         low enough degree is probed; a probe that does not reproduce it changes nothing."""
         asked = int(self.settings.get("degree", 2))
-        while exactness.may_hold(self.d.solution, self.d.dim, int(self.settings.get("degree", 2))):
+        while exactness.may_hold(self.d.solution, self.d.dim, int(self.settings.get("degree", 2)),
+                                 self.d.family.min_degree):
             probe = {**self.settings, "cells_across": min(exactness.PROBE_CELLS, self.settings["cells_across"])}
             self.case_dir().mkdir(parents=True, exist_ok=True)
             with tempfile.TemporaryDirectory(prefix="probe-", dir=self.case_dir()) as tmp:
@@ -489,12 +493,12 @@ class CaseBuild:
         is rejected."""
         degree = int(self.settings.get("degree", 2))
         original = self.probed_from or degree
+        lowest = self.d.family.min_degree
         while self._at_floor(e_base):
-            if degree <= 1:
-                raise Rejected("rejected", f"the manufactured solution lies in the calibration's finite-element "
-                               f"space at every degree down to 1 (e_base={e_base:.1e}): its threshold would be "
-                               "the floor tau_min, not discretization error; choose a solution outside "
-                               "low-degree polynomials")
+            if degree <= lowest:
+                raise Rejected("rejected", f"{IN_THE_SPACE} at every degree down to {lowest} "
+                               f"(e_base={e_base:.1e}): its threshold would be the floor tau_min, not "
+                               "discretization error; choose a solution outside low-degree polynomials")
             degree -= 1
             self.settings = {**self.settings, "degree": degree}
             cal = self._calibration(ref)

@@ -23,9 +23,10 @@ if TYPE_CHECKING:
 TrackOption = Annotated[str, typer.Option("--track", "-t", help="Track whose solvers calibrate the cases.")]
 JobsOption = Annotated[int, typer.Option("--jobs", "-j", help="Cases built concurrently (timed runs never overlap).")]
 TimeoutOption = Annotated[float, typer.Option("--timeout", help="Wall-clock limit of one solve, seconds.")]
-MemoryOption = Annotated[int, typer.Option("--memory-mb", help="Memory limit of one solve (processes and scratch); a numerical reference's solves (casekit's own "
-                        "solver on finer levels) may take up to their share of 70 % of the machine's available "
-                        "memory when that is more.")]
+MemoryOption = Annotated[int, typer.Option(
+    "--memory-mb", help="Memory limit of one solve (processes and scratch); a numerical reference's solves "
+    "(casekit's own solver on finer levels) may take up to their share of 70 % of the machine's available memory "
+    "when that is more.")]
 RunnerOption = Annotated[str, typer.Option("--runner", help="local (bubblewrap sandbox), docker, podman or "
                                            "apptainer.")]
 ExecutorOption = Annotated[str, typer.Option("--executor", help=EXECUTOR_HELP)]

@@ -125,6 +125,9 @@ class Family:
     #: flows whose traction parts must not carry inflow above a Reynolds number: (viscosity
     #: parameter, limit); see ``casekit.families.inflow``
     traction_inflow_limit: tuple[str, float] | None = None
+    #: the lowest element degree a calibration of the family can run at (a Taylor-Hood pair's
+    #: pressure is one degree below its velocity: degree 1 would ask for a P0 continuous space)
+    min_degree: int = 1
 
     def math_types(self, transient: bool) -> list[str]:
         if transient and self.transient_math_type:

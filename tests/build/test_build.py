@@ -338,3 +338,12 @@ def test_only_polynomials_the_space_holds_are_probed(terms: list, trig: bool) ->
         assert d == max(a + b for a, b, _ in expected)
         assert may_hold({"u": u}, 2, 2) == (d <= 2)
     assert not may_hold({"u": u}, 2, 1)  # degree 1 cannot be lowered
+    assert not may_hold({"u": u}, 2, 2, lowest=2)  # nor Taylor-Hood's degree 2 (its pressure would be P0)
+
+
+def test_taylor_hood_families_never_calibrate_below_degree_2() -> None:
+    """navier_stokes_quadrilateral_mesh's quadratic solution lowered its calibration to degree 1,
+    and the solver asked basix for a continuous P0 pressure."""
+    from casekit.families import FAMILIES
+
+    assert {n for n, f in FAMILIES.items() if f.min_degree == 2} == {"stokes", "navier_stokes"}

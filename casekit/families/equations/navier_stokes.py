@@ -7,6 +7,7 @@ from casekit.families.equations.stokes import fluid_traction
 
 register(Family(
     name="navier_stokes",
+    min_degree=2,
     title="Steady incompressible Navier-Stokes flow",
     math_type=("incompressible_flow",),
     unknowns=(Unknown("u", vector=True, doc="the velocity"), Unknown("p", doc="the pressure")),

@@ -13,6 +13,7 @@ def fluid_traction(f: dict, p: dict, n: tuple, dim: int) -> tuple:
 
 register(Family(
     name="stokes",
+    min_degree=2,
     title="Stokes flow",
     math_type=("incompressible_flow",),
     unknowns=(Unknown("u", vector=True, doc="the velocity"), Unknown("p", doc="the pressure")),
