@@ -460,7 +460,7 @@ class CaseBuild:
         """Whether the solution in ``artifacts`` reproduces the manufactured one at a degree that
         can still be lowered (see :meth:`_discretization_level`)."""
         e = metrics.rel_l2(load_solution(artifacts, self.spec, self.mask), exact, self.mask)
-        return int(self.settings.get("degree", 2)) > 1 and self._at_floor(e)
+        return int(self.settings.get("degree", 2)) > self.d.family.min_degree and self._at_floor(e)
 
     def _probe_degree(self, ref: dict[str, np.ndarray]) -> None:
         """Lower the calibration's degree before its run while a probe on a coarse mesh
@@ -488,7 +488,8 @@ class CaseBuild:
         """Honest thresholds: the accuracy threshold must be set by discretization error, never
         by the floor ``tau_min`` because the calibration reproduces the manufactured solution
         (a polynomial in its finite-element space).  When ``alpha_acc * e_base < tau_min``, the
-        calibration is redone one degree lower on the same mesh, down to degree 1, and the first
+        calibration is redone one degree lower on the same mesh, down to the family's lowest
+        (``Family.min_degree``: 2 for a Taylor-Hood pair), and the first
         level whose error is discretization error becomes the calibration; if none is, the case
         is rejected."""
         degree = int(self.settings.get("degree", 2))

@@ -14,7 +14,7 @@ from rich.table import Table
 
 from casekit.cli.app import app, console
 from casekit.errors import CasekitError, UsageError
-from casekit.importers.replacements import Replacements
+from casekit.importers import replacements
 
 
 @app.command("import")
@@ -55,8 +55,9 @@ def import_cases(
     from casekit.jsonio import write_json
 
     convert = IMPORTERS.get(fmt)
-    from casekit.importers import replacements
-
+    if settings_only and (replace is not None or force):
+        raise UsageError("--settings-only keeps every source but its solve settings: it takes neither --replace "
+                         "nor --force", valid="--settings-only [--only ID ...] with the earlier import's --repair")
     replaced = replacements.read(replace) if replace is not None else replacements.Replacements()
     if replaced.ids() and not repair:
         raise UsageError("--replace needs --repair (a replacement is a sibling, drawn and validated by the repair)")
@@ -153,7 +154,7 @@ UNFAITHFUL = ("unmapped", "inconsistent")
 
 def _convert_all(file: Path, convert: Any, staging: Path, notes: Counter[str], report: list[dict[str, Any]],
                  repair: bool = False, jobs: int = 1, only: set[str] | None = None,
-                 replaced: Replacements | None = None) -> tuple[int, int]:
+                 replaced: replacements.Replacements | None = None) -> tuple[int, int]:
     from casekit import yamlio
     from casekit.jsonio import atomic_write_text, iter_jsonl
 
@@ -188,7 +189,7 @@ def _convert_all(file: Path, convert: Any, staging: Path, notes: Counter[str], r
         report.append(entry)
         kept.append((entry, src, imported.notes))
     findings = _validate_all([src for _, src, _ in kept], jobs) if repair else [[] for _ in kept]
-    replaced = replaced or Replacements()
+    replaced = replaced or replacements.Replacements()
     unknown = sorted(replaced.ids() - {entry["original_id"] for entry in report})
     if unknown and only is None:
         raise UsageError(f"--replace names records that {file} does not hold: {', '.join(unknown[:5])}",

@@ -17,6 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from casekit.errors import CasekitError
+
 #: the source keys that are solve settings
 SETTINGS = ("calibration", "reference")
 #: the report note classes that come from validation, not from the conversion
@@ -51,7 +53,11 @@ def remap(file: Path, convert: Callable[[dict[str, Any]], Any], out: Path, repor
         if not path.is_file():
             skipped.append(f"{rid}: its source {path} is missing")
             continue
-        imported = convert(rec)
+        try:
+            imported = convert(rec)
+        except (KeyError, TypeError, ValueError, AttributeError, CasekitError) as exc:  # as the import reports it
+            skipped.append(f"{rid}: cannot convert it any more: {exc!r}"[:500])
+            continue
         source = load_source_dict(path)
         updated = dict(source)
         for key in SETTINGS:  # a sibling has no reference levels (its solution is its reference)

@@ -376,3 +376,6 @@ def test_settings_only_remaps_the_solve_settings_and_keeps_the_solutions(shared_
     result = runner.invoke(app, ["import", "pdeagent-bench", str(subset), "--out", str(tmp_path / "none"), "--repair",
                                  "--settings-only"])
     assert result.exit_code == 2 and "amends an earlier import" in result.output
+    result = runner.invoke(app, ["import", "pdeagent-bench", str(subset), "--out", str(out), "--repair",
+                                 "--settings-only", "--force"])
+    assert result.exit_code == 2 and "neither --replace nor --force" in result.output
