@@ -42,8 +42,12 @@ def largest_threshold(residual: float) -> float:
     where that is out of reach because a residual never exceeds 1 (the zero field's; tau above
     0.2 would need more), at least halfway from the threshold to 1: ``residual >= (1 + tau) / 2``.
     A lax threshold (a coarse calibration's, tau 0.24) then still asks the best oracle fit to miss
-    by 0.62, and a reference 0.87 from every span is not refused for a margin no field can meet."""
-    return max(residual / SPAN_MARGIN, 2.0 * residual - 1.0)
+    by 0.62, and a reference 0.87 from every span is not refused for a margin no field can meet.
+    The halfway rule never reaches the residual itself: at a residual of 1 (nothing in any span)
+    the threshold stays ``1 - 1/SPAN_MARGIN`` below it, so the zero field never passes. (Every
+    calibration threshold is at most 0.5, where this cap never binds.)"""
+    halfway = min(2.0 * residual - 1.0, residual * (1.0 - 1.0 / SPAN_MARGIN))
+    return max(residual / SPAN_MARGIN, halfway)
 
 
 #: at most this many in-domain points take part in a fit (evenly strided)
