@@ -8,6 +8,8 @@
 * ``leak`` -- no visible expression reproduces the hidden solution inside the domain.
 * ``coefficients`` -- positive coefficients are positive on the domain.
 * ``periodicity`` -- a periodic case has a periodic solution.
+* ``float_noise`` -- no agent-visible literal is round-off of a short value or of zero
+  (``casekit.derive_noise``).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from casekit import leak
+from casekit import derive_noise, leak
 from casekit.domains.geometry import BOUNDARY_TOL
 from casekit.errors import CasekitError, Problem
 from casekit.expr import COORDS, T, as_expr, exact, hygiene
@@ -173,6 +175,47 @@ def expression_hygiene(view: CaseView, s: Settings) -> list[Problem]:
                 problems.append(view.problem(pointer, v.message, "hygiene",
                                              f"literals of at most {hygiene.MAX_DIGITS} digits, floats of at most 17 "
                                              "significant digits, no round-off terms"))
+    return problems
+
+
+def _numbers(value: Any, pointer: str) -> list[tuple[str, float]]:
+    """(pointer, value) of every number of a case_spec block, in JSON numbers and in prose."""
+    if isinstance(value, dict):
+        return [n for k, v in value.items() for n in _numbers(v, f"{pointer}/{k}")]
+    if isinstance(value, list):
+        return [n for i, v in enumerate(value) for n in _numbers(v, f"{pointer}/{i}")]
+    if isinstance(value, float):
+        return [(pointer, value)]
+    if isinstance(value, str):
+        return [(pointer, float(m)) for m in derive_noise._NUMBER.findall(value)]
+    return []
+
+
+@check("float_noise")
+def float_noise(view: CaseView, s: Settings) -> list[Problem]:
+    """No agent-visible literal is float noise (``casekit.derive_noise``): a literal of at least 15
+    significant digits within 1e-12 relative of a short decimal or simple rational it is not the
+    nearest double of (``0.7999999999999998``, ``0.11111111111111142``), or a non-zero literal below
+    1e-12 in an expression (its terms are O(1) on a case's domain) (``sin(6.123233995736766e-17*pi*y)``, ``cos(90 deg)``
+    evaluated in floats).  The hygiene check accepts any 17-digit double; this one says which
+    are round-off of what an author would have written."""
+    valid = "the short value itself (0.8, 1/9, 0), as an author would write it"
+    problems: list[Problem] = []
+    seen: set[str] = set()
+    for pointer, value, params in visible_values(view.spec, view.family):
+        seen.add(pointer)
+        try:
+            parts = [as_expr(v, variables=view.variables, params=params)
+                     for v in (value if isinstance(value, list) else [value])]
+        except CasekitError:
+            continue  # reported by the expression check
+        for why in dict.fromkeys(w for part in parts for w in derive_noise.noise(part)):
+            problems.append(view.problem(pointer, why, "float_noise", valid))
+    for pointer, v in _numbers(view.spec, ""):
+        if pointer not in seen and not pointer.startswith(tuple(f"{p}/" for p in seen)):
+            why = derive_noise.is_noise(v, in_expression=False)  # JSON numbers and prose: no zero rule
+            if why:
+                problems.append(view.problem(pointer, why, "float_noise", valid))
     return problems
 
 
