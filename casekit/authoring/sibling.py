@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import math
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -63,6 +64,19 @@ ATTEMPTS = PLAIN_ATTEMPTS + 2 * len(ADAPTED)
 
 #: the key of sibling seeds: public (anyone can redo a sibling from the record's id)
 SIBLING_KEY = b"casekit-sibling"
+
+#: a sibling's author notes, which say which draw it is (:func:`drawn` reads it back)
+SIBLING_NOTES = ("sibling of the imported record {anchor!r}: its problem, a new manufactured solution "
+                 "(draw {attempt})")
+_DRAW = re.compile(r"\(draw (\d+)\)$")
+
+
+def drawn(source: Mapping[str, Any]) -> int | None:
+    """The draw of a sibling source (from its notes, :data:`SIBLING_NOTES`), None if it is not one."""
+    if (source.get("provenance") or {}).get("status") != "replaced":
+        return None
+    m = _DRAW.search(str(source.get("notes", "")).strip())
+    return int(m.group(1)) if m else None
 
 #: a solution's character -> the names of the ``solution`` axis levels that draw it
 CHARACTERS: dict[str, tuple[str, ...]] = {
@@ -194,17 +208,21 @@ def sibling(source: Mapping[str, Any], anchor: str, attempt: int = 0) -> dict[st
     return out
 
 
-def clean_sibling(source: Mapping[str, Any], anchor: str, notes: str = "", attempts: int = ATTEMPTS
-                  ) -> tuple[dict[str, Any] | None, int, list[str]]:
+def clean_sibling(source: Mapping[str, Any], anchor: str, notes: str = "", attempts: int = ATTEMPTS,
+                  rejected: Mapping[int, str] | None = None) -> tuple[dict[str, Any] | None, int, list[str]]:
     """The first of ``attempts`` siblings that validates clean (every validity rule: no leak, no
     inversion, a span residual above the margin), its draw, and why each earlier draw failed
     (``"draw k: <its first finding>"``); ``(None, attempts, failures)`` if none does.  ``notes``
-    becomes the sibling's author notes."""
+    becomes the sibling's author notes.  ``rejected``: {draw: why} that a build found answerable
+    (casekit.importers.replacements), skipped with that reason."""
     from casekit.errors import CasekitError
     from casekit.validate import check_source
 
     failures: list[str] = []
     for attempt in range(attempts):
+        if rejected and attempt in rejected:
+            failures.append(f"draw {attempt}: " + _short(f"a build found it answerable: {rejected[attempt]}"))
+            continue
         try:
             candidate = sibling(source, anchor, attempt)
         except CasekitError as exc:

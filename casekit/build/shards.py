@@ -383,14 +383,18 @@ class Plan:
 
 
 def plan(area: Area, sources: list[Source], spec: ShardSpec, track: TrackIdentity,
-         retry_failed: bool = False) -> Plan:
+         retry_failed: bool = False, keyed: bool = True) -> Plan:
+    """The shard's cases, done (a committed entry of the case's current key) or to build.
+    ``keyed=False`` counts any committed entry as done without deriving a key: an estimate, for
+    projections only (deriving every source of a dataset takes minutes)."""
     p = Plan(spec.name, track.name, [s for s in spec.select(sources) if track.name in s.tracks])
-    prime_keys(p.cases)
+    if keyed:
+        prime_keys(p.cases)
     for s in p.cases:
         entry = area.read(track.name, s)
         if entry is not None:
             p.entries[s.id] = entry
-        done = (entry is not None and entry["key"] == track.key(s) and entry["status"] in DONE
+        done = (entry is not None and (not keyed or entry["key"] == track.key(s)) and entry["status"] in DONE
                 and not (retry_failed and entry["status"] == "failed")
                 and not (entry["status"] == "rejected" and entry.get("rules", 1) != REJECTION_RULES))
         (p.done if done else p.todo).append(s)
@@ -444,17 +448,18 @@ class Status:
 
 
 def status(area: Area, sources: list[Source], tracks: list[TrackIdentity],
-           budget: float = SHARD_BUDGET_SECONDS) -> Status:
+           budget: float = SHARD_BUDGET_SECONDS, keyed: bool = True) -> Status:
     """Every family of the sources with its done / to-build counts per track, the shards to
     run (on the first track) and the machine time: committed, and projected for the rest at the
     mean cost of the committed cases of the family (else of the track, else
     :data:`DEFAULT_CASE_SECONDS`)."""
-    prime_keys(sources)
+    if keyed:
+        prime_keys(sources)
     families = sorted({s.family for s in sources})
     rows = []
     machine: dict[str, dict[str, Any]] = {}
     orphans = {}
-    plans = {t.name: {f: plan(area, sources, ShardSpec(f), t) for f in families} for t in tracks}
+    plans = {t.name: {f: plan(area, sources, ShardSpec(f), t, keyed=keyed) for f in families} for t in tracks}
     means: dict[str, float] = {}
     for t in tracks:
         all_entries = area.entries(t.name)

@@ -21,12 +21,14 @@ def dataset_answerable(
                                       "lists already stays."),
     as_json: bool = typer.Option(False, "--json", help="Print {record id: reason} as JSON."),
 ) -> None:
-    """The cases without a manufactured solution that a committed build rejects as answerable
-    without solving (an inverter passes, a target is guessed, the reference lies near a span of
-    visible fields, after the calibration was refined as far as the rules allow), by anchor
-    record: the records the next ``casekit import --repair --replace FILE`` releases as siblings."""
-    from casekit.build.answerable import answerable, merge_into
+    """The cases that a committed build rejects as answerable without solving (an inverter
+    passes, a target is guessed, the reference lies near a span of visible fields, after the
+    calibration was refined as far as the rules allow), by anchor record: a record released as it
+    was is replaced by a sibling on the next ``casekit import --repair --replace FILE``, a sibling
+    by the next clean draw after the one the build rejected."""
+    from casekit.build.answerable import answerable
     from casekit.build.shards import Area, read_sources
+    from casekit.importers.replacements import merge_into
     from casekit.tracks import TRACKS
 
     names = [t.strip() for t in tracks.split(",") if t.strip()]
@@ -36,10 +38,14 @@ def dataset_answerable(
     found = answerable(Area(area), read_sources(paths), names)
     merged = merge_into(write, found) if write is not None else None
     if as_json:
-        print_json(found)
+        print_json(found.to_json())
         return
-    for rid, why in found.items():
+    for rid, why in sorted(found.records.items()):
         console.print(f"{rid}: {why}", markup=False)
-    console.print(f"{len(found)} record(s) answerable without solving"
-                  + (f"; {write} lists {len(merged)}: casekit import ... --repair --replace {write} --only ID ..."
-                     if merged is not None else ""), markup=False)
+    for rid, draws in sorted(found.draws.items()):
+        for k, why in sorted(draws.items()):
+            console.print(f"{rid} (sibling draw {k}): {why}", markup=False)
+    n_draws = sum(len(d) for d in found.draws.values())
+    console.print(f"{len(found.records)} record(s) and {n_draws} sibling draw(s) answerable without solving"
+                  + (f"; {write} lists {len(merged.ids())} record(s): casekit import ... --repair --replace "
+                     f"{write} --only ID ..." if merged is not None else ""), markup=False)

@@ -14,6 +14,7 @@ from rich.table import Table
 
 from casekit.cli.app import app, console
 from casekit.errors import CasekitError, UsageError
+from casekit.importers.replacements import Replacements
 
 
 @app.command("import")
@@ -30,10 +31,10 @@ def import_cases(
     jobs: int = typer.Option(os.cpu_count() or 1, "--jobs", "-j", min=1,
                              help="Processes that validate the repaired cases."),
     replace: Path | None = typer.Option(None, "--replace", metavar="FILE",
-                                        help="JSON object {record id: why}: records that a build found answerable "
-                                        "without solving (their numerical reference lies in the span of what "
-                                        "the agent sees) are replaced by siblings like records whose solution "
-                                        "leaks (with --repair)."),
+                                        help="Replace file (casekit dataset answerable --write): records that a "
+                                        "build found answerable without solving are replaced by siblings like "
+                                        "records whose solution leaks, and sibling draws it found answerable are "
+                                        "skipped for the next clean one (with --repair)."),
     only: list[str] = typer.Option([], "--only", metavar="ID",
                                    help="Re-import only these records (record ids as in FILE, repeatable) into "
                                    "an OUT that an earlier import wrote: their sources and report entries are "
@@ -48,8 +49,10 @@ def import_cases(
     from casekit.jsonio import write_json
 
     convert = IMPORTERS.get(fmt)
-    replaced = _replace_list(replace) if replace is not None else {}
-    if replaced and not repair:
+    from casekit.importers import replacements
+
+    replaced = replacements.read(replace) if replace is not None else replacements.Replacements()
+    if replaced.ids() and not repair:
         raise UsageError("--replace needs --repair (a replacement is a sibling, drawn and validated by the repair)")
     if repair:
         if "repair" not in inspect.signature(convert).parameters:
@@ -95,22 +98,6 @@ def import_cases(
     _summary(file, out, n, failed, notes)
 
 
-def _replace_list(path: Path) -> dict[str, str]:
-    """``--replace FILE``: {record id: why the build found it answerable without solving}."""
-    from casekit.jsonio import read_json
-
-    try:
-        data = read_json(path)
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"--replace {path}: cannot read it: {exc}") from None
-    if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) and v.strip()
-                                             for k, v in data.items()):
-        raise UsageError(f"--replace {path}: not a JSON object of record ids to reasons",
-                         valid='{"heat_oscillatory_source_no_exact": "the reference is within 2e-5 of the forcing '
-                         'span"}')
-    return data
-
-
 def _earlier_report(out: Path, only: list[str]) -> list[dict[str, Any]]:
     """The report of the import in ``out`` that ``--only`` amends."""
     from casekit.jsonio import read_json
@@ -129,9 +116,8 @@ def _earlier_report(out: Path, only: list[str]) -> list[dict[str, Any]]:
 
 
 def _family(entry: dict[str, Any]) -> str:
-    """The family directory of a report entry's source."""
-    anchor = entry.get("anchor") or {}
-    return str(anchor.get("family") or str(entry["id"]).split("_")[0])
+    """The family directory of a report entry's source (an entry with an id carries its anchor)."""
+    return str(entry["anchor"]["family"])
 
 
 #: note classes that mean a record's problem is not fully understood: not kept on --repair
@@ -140,7 +126,7 @@ UNFAITHFUL = ("unmapped", "inconsistent")
 
 def _convert_all(file: Path, convert: Any, staging: Path, notes: Counter[str], report: list[dict[str, Any]],
                  repair: bool = False, jobs: int = 1, only: set[str] | None = None,
-                 replaced: dict[str, str] | None = None) -> tuple[int, int]:
+                 replaced: Replacements | None = None) -> tuple[int, int]:
     from casekit import yamlio
     from casekit.jsonio import atomic_write_text, iter_jsonl
 
@@ -175,25 +161,25 @@ def _convert_all(file: Path, convert: Any, staging: Path, notes: Counter[str], r
         report.append(entry)
         kept.append((entry, src, imported.notes))
     findings = _validate_all([src for _, src, _ in kept], jobs) if repair else [[] for _ in kept]
-    replaced = replaced or {}
-    unknown = sorted(set(replaced) - {entry["original_id"] for entry in report})
+    replaced = replaced or Replacements()
+    unknown = sorted(replaced.ids() - {entry["original_id"] for entry in report})
     if unknown and only is None:
         raise UsageError(f"--replace names records that {file} does not hold: {', '.join(unknown[:5])}",
                          valid="record ids as the input file gives them")
-    for i, (entry, _, _) in enumerate(kept):  # found answerable by a build: its solution cannot be released
-        if entry["original_id"] in replaced and not findings[i]:
-            findings[i] = [f"{SOLUTION_POINTER}: a build found it answerable without solving: "
-                           f"{replaced[entry['original_id']]}"]
+    answered = {}  # index -> why: found answerable by a build, otherwise clean: its solution cannot be released
+    for i, (entry, _, _) in enumerate(kept):
+        if entry["original_id"] in replaced.records and not findings[i]:
+            answered[i] = f"a build found it answerable without solving: {replaced.records[entry['original_id']]}"
+            findings[i] = [f"{SOLUTION_POINTER}: {answered[i]}"]
     # a record whose only findings are its manufactured solution's (it can be read from the agent
     # view) is replaced by a sibling: the same problem with a new solution (casekit.authoring.sibling)
     replaceable = [i for i, problems in enumerate(findings) if problems and all(
         p.startswith(SOLUTION_POINTER) for p in problems)]
-    siblings = dict(zip(replaceable, _replace_all([(kept[i][1], kept[i][0]["original_id"]) for i in replaceable],
-                                                  jobs), strict=True))
+    siblings = dict(zip(replaceable, _replace_all([(kept[i][1], kept[i][0]["original_id"],
+                                                    replaced.rejected_draws(kept[i][0]["original_id"]))
+                                                   for i in replaceable], jobs), strict=True))
     for i, ((entry, src, record_notes), problems) in enumerate(zip(kept, findings, strict=True)):
-        why = (f"a build found it answerable without solving: {replaced[entry['original_id']]}"
-               if entry["original_id"] in replaced and len(problems) == 1 and "a build found it" in problems[0]
-               else f"{len(problems)} validator finding(s): " + "; ".join(problems[:3]))
+        why = answered.get(i) or f"{len(problems)} validator finding(s): " + "; ".join(problems[:3])
         drawn = siblings.get(i)
         if drawn is not None and drawn[0] is not None:
             src, attempt, _ = drawn
@@ -224,15 +210,14 @@ def _convert_all(file: Path, convert: Any, staging: Path, notes: Counter[str], r
 SOLUTION_POINTER = "/manufactured_solution"
 
 
-def _replace(item: tuple[dict[str, Any], str]) -> tuple[dict[str, Any] | None, int, list[str]]:
-    from casekit.authoring.sibling import clean_sibling
+def _replace(item: tuple[dict[str, Any], str, dict[int, str]]) -> tuple[dict[str, Any] | None, int, list[str]]:
+    from casekit.authoring.sibling import SIBLING_NOTES, clean_sibling
 
-    src, anchor = item
-    return clean_sibling(src, anchor, notes=f"sibling of the imported record {anchor!r}: its problem, a new "
-                         "manufactured solution (draw {attempt})")
+    src, anchor, rejected = item
+    return clean_sibling(src, anchor, notes=SIBLING_NOTES.replace("{anchor!r}", repr(anchor)), rejected=rejected)
 
 
-def _replace_all(items: list[tuple[dict[str, Any], str]], jobs: int
+def _replace_all(items: list[tuple[dict[str, Any], str, dict[int, str]]], jobs: int
                  ) -> list[tuple[dict[str, Any] | None, int, list[str]]]:
     if jobs <= 1 or len(items) < 2:
         return [_replace(i) for i in items]

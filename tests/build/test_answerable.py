@@ -5,12 +5,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from casekit import yamlio
+from casekit.authoring.sibling import SIBLING_NOTES
 from casekit.build import shards
 from casekit.build.pipeline import NEAR_A_SPAN, REJECTION_RULES
 from casekit.cli import app
+from casekit.errors import UsageError
+from casekit.importers import replacements
 from tests.helpers import build_source
 
 runner = CliRunner()
@@ -21,19 +26,22 @@ def _entry(s: shards.Source, reason: str, rules: int = REJECTION_RULES, status: 
             "status": status, "reason": reason, "rules": rules, "files": {}, "build": {"seconds": 1.0, "jobs": 1}}
 
 
-def test_numerical_cases_rejected_as_answerable_are_listed_by_anchor_for_the_import(tmp_path: Path) -> None:
-    """Listed: a case without a manufactured solution rejected (current rules) because its
-    reference lies near a span.  Not listed: a manufactured one (its sibling's draw is redone, not
-    the record), a rejection of earlier rules (built again first), one of an edited source, a
-    rejection for another reason.  --write adds them to the replace file and keeps what it held."""
+def test_cases_rejected_as_answerable_are_listed_by_anchor_for_the_import(tmp_path: Path) -> None:
+    """Listed: a case rejected (current rules) because its reference lies near a span -- a
+    numerical or a kept manufactured one as its record, a sibling by its draw.  Not listed: a
+    rejection of earlier rules (built again first), one of an edited source, a rejection for
+    another reason.  --write adds them to the replace file and keeps what it held."""
     cases = tmp_path / "cases"
     numerical = build_source("heat", "unit_square", {}, 1)
     made = {}
-    for name, manufactured in (("leaky", False), ("drawn", True), ("old_rules", False), ("edited", False),
-                               ("coarse", False)):
+    for name, manufactured, status in (("leaky", False, "kept"), ("own", True, "kept"), ("drawn", True, "replaced"),
+                                       ("old_rules", False, "kept"), ("edited", False, "kept"),
+                                       ("coarse", False, "kept")):
         src = json.loads(json.dumps(numerical))
         src["id"] = f"heat_{name}"
-        src["provenance"] = {"anchor": f"anchor_{name}", "status": "kept", "why": ""}
+        src["provenance"] = {"anchor": f"anchor_{name}", "status": status, "why": ""}
+        if status == "replaced":
+            src["notes"] = SIBLING_NOTES.format(anchor=f"anchor_{name}", attempt=7)
         if not manufactured:
             src.pop("manufactured_solution")
         (cases / "heat").mkdir(parents=True, exist_ok=True)
@@ -43,6 +51,7 @@ def test_numerical_cases_rejected_as_answerable_are_listed_by_anchor_for_the_imp
     area = shards.Area(tmp_path / "area")
     span = f"{NEAR_A_SPAN}2.05e-05 of the forcing span (led by forcing.f@t=0): 0.000155 x tau_acc"
     for name, entry in (("leaky", _entry(sources["heat_leaky"], span)),
+                        ("own", _entry(sources["heat_own"], span)),
                         ("drawn", _entry(sources["heat_drawn"], span)),
                         ("old_rules", _entry(sources["heat_old_rules"], span, rules=REJECTION_RULES - 1)),
                         ("edited", {**_entry(sources["heat_edited"], span), "source_key": "another"}),
@@ -51,11 +60,35 @@ def test_numerical_cases_rejected_as_answerable_are_listed_by_anchor_for_the_imp
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(entry))
     listed = tmp_path / "replace.json"
-    listed.write_text(json.dumps({"anchor_earlier": "found by an earlier build"}))
+    listed.write_text(json.dumps({"anchor_earlier": "found by an earlier build",
+                                  "anchor_drawn": {"draws": {"3": "an earlier draw"}}}))
     result = runner.invoke(app, ["dataset", "answerable", str(cases), "--area", str(area.root), "--write", str(listed),
                                  "--json"])
     assert result.exit_code == 0, result.output
     found = json.loads(result.output)
-    assert list(found) == ["anchor_leaky"] and found["anchor_leaky"].startswith(span)
-    assert json.loads(listed.read_text()) == {"anchor_earlier": "found by an earlier build",
-                                              "anchor_leaky": found["anchor_leaky"]}
+    assert sorted(found) == ["anchor_drawn", "anchor_leaky", "anchor_own"]
+    assert found["anchor_leaky"].startswith(span) and found["anchor_own"].startswith(span)
+    assert list(found["anchor_drawn"]) == ["draws"] and found["anchor_drawn"]["draws"]["7"].startswith(span)
+    assert json.loads(listed.read_text()) == {
+        "anchor_earlier": "found by an earlier build", "anchor_leaky": found["anchor_leaky"],
+        "anchor_own": found["anchor_own"],
+        "anchor_drawn": {"draws": {"3": "an earlier draw", "7": found["anchor_drawn"]["draws"]["7"]}}}
+    assert replacements.read(listed).rejected_draws("anchor_drawn") == {3: "an earlier draw",
+                                                                         7: found["anchor_drawn"]["draws"]["7"]}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.one_of(st.integers(), st.text(max_size=5), st.lists(st.text(max_size=3), max_size=2),
+                 st.dictionaries(st.text(max_size=6), st.one_of(st.text(max_size=4), st.integers(),
+                                                                st.dictionaries(st.text(max_size=3),
+                                                                                st.text(max_size=3), max_size=2)),
+                                 max_size=3)))
+def test_a_replace_file_is_read_or_refused_with_the_entry_named(data: object) -> None:
+    """Any JSON value is either a replace list or a usage error saying what would be valid --
+    never another exception -- and what parses writes back to itself."""
+    try:
+        parsed = replacements.parse(data, "replace.json")
+    except UsageError as exc:
+        assert "replace.json" in exc.message and exc.valid
+        return
+    assert replacements.parse(parsed.to_json(), "again") == parsed

@@ -229,3 +229,57 @@ def test_a_calibration_too_coarse_for_the_gates_is_refined_within_bounds(tmp_pat
     assert any(n.startswith("calibrated ") and "span" in n for n in fine.notes), fine.notes
     far = outcomes[cases[13]]
     assert far.status == "rejected" and "margin 5" in far.reason and f"at most {MAX_REFINEMENTS} in all" in far.reason
+
+
+def test_an_inverter_far_inside_the_threshold_is_rejected_without_refining(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """An inverter that passes is a calibration too coarse for the gates only if refining can
+    put the threshold below its error: one at 1e-12 is a leak, rejected at once (no refinement
+    is tried), with the inverter named."""
+    import numpy as np
+
+    from casekit.build import pipeline
+
+    real = pipeline.inversion.score
+
+    def leaky(spec, ref, mask):  # type: ignore[no-untyped-def]
+        scored = real(spec, ref, mask)
+        arrays = {k: np.asarray(v) for k, v in ref.items()}
+        return {**scored, "planted": (arrays, 1e-12)}
+
+    path = write_case(tmp_path, coarse("poisson", "unit_square", bc="dirichlet"))
+    from casekit.build import pipeline as built_by
+
+    monkeypatch.setattr(pipeline.inversion, "score", leaky)  # the build's trial scores the planted one,
+    monkeypatch.setattr(built_by, "check_and_derive", _validated_without(real, built_by.check_and_derive))  # not
+    # validation (it would refuse the source before the build)
+    (o,) = build([path], opts(tmp_path / "build"))
+    assert o.status == "rejected" and o.reason.startswith(pipeline.ANSWERED_BY_INVERTERS), o.reason
+    assert "planted (e=1.00e-12)" in o.reason and "0 done" in o.reason
+
+
+def _validated_without(score, check):  # type: ignore[no-untyped-def]
+    """``check`` (validation) run with the real inverter battery ``score``, not a planted one."""
+    from casekit.build import pipeline
+
+    def run(*args, **kwargs):  # type: ignore[no-untyped-def]
+        planted = pipeline.inversion.score
+        pipeline.inversion.score = score
+        try:
+            return check(*args, **kwargs)
+        finally:
+            pipeline.inversion.score = planted
+    return run
+
+
+def test_a_refinement_projected_past_its_time_budget_is_not_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                                                 ) -> None:
+    """A calibration too coarse for the gates is refined only while the refined run is projected
+    to stay within REFINE_SECONDS; past it the case is rejected with both reasons, unrefined."""
+    from casekit.build import pipeline
+
+    monkeypatch.setattr(pipeline, "REFINE_SECONDS", 1e-6)
+    src = coarse("poisson", "unit_square", bc="dirichlet")
+    src["calibration"].update(cells_across=24, degree=1)
+    (o,) = build([write_case(tmp_path, src)], opts(tmp_path / "build"))
+    assert o.status == "rejected" and "margin 5" in o.reason and "a refined calibration may take" in o.reason

@@ -104,8 +104,17 @@ REPAIRED = {  # record id -> its provenance status (None: not kept) (why)
     "stokes_3d_multifreq": "replaced",  # the manufactured velocity is not divergence-free
     "helmholtz_square_square_hole": "replaced",  # a rectangular hole (square_with_polygon_hole), an eigenfunction
     "biharmonic_dumbbell_v1": "replaced",  # its disks touch inside the bridge (a valid dumbbell)
-    "burgers_dumbbell_v4": None,  # its disks overlap beyond the bridge: no template describes it
+    "reaction_diffusion_exotic": None,  # (made here) a reaction type casekit cannot map: not faithful
 }
+
+
+def _exotic(recs: dict) -> dict:
+    """A record casekit cannot keep faithfully: reaction_diffusion_linear_basic with a reaction
+    type no mapping knows."""
+    rec = json.loads(json.dumps(recs["reaction_diffusion_linear_basic"]))
+    rec["id"] = "reaction_diffusion_exotic"
+    rec["oracle_config"]["pde"]["pde_params"]["reaction"] = {"type": "exotic", "alpha": 2.0}
+    return rec
 
 
 def test_repair_keeps_what_records_mean_and_commits_only_clean_cases(shared_data: Path, tmp_path: Path) -> None:
@@ -116,6 +125,7 @@ def test_repair_keeps_what_records_mean_and_commits_only_clean_cases(shared_data
     from casekit.model.source import load_source_dict
 
     recs = records(shared_data)
+    recs["reaction_diffusion_exotic"] = _exotic(recs)
     subset = tmp_path / "subset.jsonl"
     subset.write_text("".join(json.dumps(recs[i]) + "\n" for i in REPAIRED))
     result = runner.invoke(app, ["import", "pdeagent-bench", str(subset), "--out", str(tmp_path / "out"), "--repair",
@@ -272,6 +282,7 @@ def test_a_record_a_build_found_answerable_is_replaced_by_a_sibling(shared_data:
                                  "--replace", str(listed)])
     assert result.exit_code == 0, result.output
     (path,) = out.rglob("*.yaml")
+    from casekit.authoring.sibling import drawn
     from casekit.model.source import load_source_dict
 
     data = load_source_dict(path)
@@ -279,7 +290,39 @@ def test_a_record_a_build_found_answerable_is_replaced_by_a_sibling(shared_data:
     assert data["manufactured_solution"] and "reference" not in data and check_source(data, path) == []
     original = convert(recs[rid], repair=True).source
     assert data["domain"] == original["domain"] and data["pde"]["time"] == original["pde"]["time"]
+    # a later build finds that sibling's draw answerable too: the next import skips it
+    draw = drawn(data)
+    assert draw is not None
+    listed.write_text(json.dumps({rid: {"record": "the reference is within 2.05e-05 of the forcing span",
+                                        "draws": {str(draw): "the reference is within 0.32 of the forcing span"}}}))
+    again = tmp_path / "again"
+    result = runner.invoke(app, ["import", "pdeagent-bench", str(subset), "--out", str(again), "--repair", "--jobs",
+                                 "1", "--replace", str(listed)])
+    assert result.exit_code == 0, result.output
+    (path,) = again.rglob("*.yaml")
+    redrawn = load_source_dict(path)
+    assert drawn(redrawn) is not None and drawn(redrawn) > draw
+    assert redrawn["manufactured_solution"] != data["manufactured_solution"] and check_source(redrawn, path) == []
     listed.write_text(json.dumps([rid]))
     result = runner.invoke(app, ["import", "pdeagent-bench", str(subset), "--out", str(tmp_path / "o2"), "--repair",
                                  "--replace", str(listed)])
     assert result.exit_code == 2 and "record ids to reasons" in result.output
+
+
+def test_records_whose_domain_or_diffusion_is_degenerate_are_repaired_with_a_note(shared_data: Path) -> None:
+    """Three records casekit could not keep at all: an eccentric annulus whose inner circle pokes
+    out of the outer one, a dumbbell whose disks overlap beyond the bridge (the anchor's gmsh meshed
+    a boolean of the shapes) and pure advection with Dirichlet data everywhere.  Repaired -- the
+    radii shrink to the largest the template accepts with room to spare, epsilon is the family's
+    highest Peclet level -- with a note each; what remains (if anything) is the solution's to replace."""
+    recs = records(shared_data)
+    expected = {"burgers_eccentric_v4": ("inner 0.3 -> 0.27",), "burgers_dumbbell_v4": ("left 0.3 -> 0.21",
+                                                                                         "right 0.3 -> 0.21"),
+                "advection_pure_supg": ("epsilon = 0.011",)}
+    for rid, says in expected.items():
+        out = convert(recs[rid], repair=True)
+        repaired = " ".join(t for c, t in out.notes if c == "repaired")
+        assert all(s in repaired for s in says), (rid, repaired)
+        problems = check_source(out.source)
+        assert all(p.pointer == "/manufactured_solution" for p in problems), (rid, problems[:2])
+        assert convert(recs[rid]).source != out.source  # a plain import keeps the record as typed

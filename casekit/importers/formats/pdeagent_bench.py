@@ -38,11 +38,11 @@ class Imported:
 def convert(rec: dict[str, Any], repair: bool = False) -> Imported:
     """The record as a case source; with ``repair``, what casekit derives is re-derived instead
     of kept as typed and foreign keys whose meaning is known are replaced (see :func:`repair`)."""
-    out = _convert(rec)
+    out = _convert(rec, repair)
     return _repair(out) if repair else out
 
 
-def _convert(rec: dict[str, Any]) -> Imported:
+def _convert(rec: dict[str, Any], repair: bool = False) -> Imported:
     oc = rec["oracle_config"]
     pde = oc["pde"]
     family = pde["type"]
@@ -67,8 +67,12 @@ def _convert(rec: dict[str, Any]) -> Imported:
     src["family"] = family
     src["notes"] = f"imported from PDEAgent-Bench v2 record {rec['id']!r}"
     domain, periodic_axes = _domain(oc, out)
+    if repair:  # before anything is sized by the domain (cells across its diameter)
+        _valid_domain(domain, out)
     src["domain"] = domain
     src["pde"] = _pde(pde, family, out)
+    if repair:
+        _degenerate_params(src, out)
     if "manufactured_solution" in pde:
         src["manufactured_solution"] = dict(pde["manufactured_solution"])
     initial = {}
@@ -238,6 +242,81 @@ def _domain(oc: dict[str, Any], out: Imported) -> tuple[dict[str, Any], list[str
         elif k not in ("outer_bbox", "cutout_bbox"):
             params[k] = v  # kept: validate reports it
     return {"template": kind, **({"params": params} if params else {})}, periodic_axes
+
+
+#: template -> the disks whose radii repair a domain that is not valid (:func:`_valid_domain`)
+_SHRINKABLE = {"eccentric_annulus": ("inner",), "dumbbell": ("left", "right")}
+#: the step (and rounding) of a repaired radius
+_RADIUS_STEP = 0.01
+#: a repaired disk 5 % larger must still fit (no sliver of a few cells between the shapes)
+_SLIVER = 0.05
+
+
+def _valid_domain(domain: dict[str, Any], out: Imported) -> None:
+    """A domain whose shapes cross where the template forbids it (burgers_eccentric_v4: the inner
+    circle pokes out of the outer one; burgers_dumbbell_v4: the disks overlap beyond the bridge)
+    is what the anchor's gmsh made of it -- a boolean of the overlapping shapes, another region than
+    the one its prompt describes.  Repaired: the named disks' radii shrink in steps of 0.01 to the
+    largest the template accepts with 5 % to spare (centres kept: no sliver between the shapes), with
+    a ``repaired`` note; a domain that no such step makes valid is left for validation to report."""
+    template, params = str(domain.get("template")), domain.get("params")
+    names = _SHRINKABLE.get(template)
+    if not names or not isinstance(params, dict):
+        return
+    try:
+        resolve(template, params)
+        return
+    except CasekitError as exc:
+        problem = exc.message
+    try:
+        radii = {n: float(params[n]["radius"]) for n in names}
+    except (KeyError, TypeError, ValueError):
+        return
+    def scaled(k: int, grow: float) -> dict[str, Any]:
+        return {**params, **{n: {**params[n], "radius": round(r - k * _RADIUS_STEP, 2) * grow}
+                             for n, r in radii.items()}}
+
+    for k in range(1, int(max(radii.values()) / _RADIUS_STEP)):
+        trial = scaled(k, 1.0)
+        if min(trial[n]["radius"] for n in names) <= 0:
+            return
+        try:  # no sliver: the disks a little larger still fit
+            resolve(template, scaled(k, 1.0 + _SLIVER))
+        except CasekitError:
+            continue
+        domain["params"] = trial
+        shrunk = ", ".join(f"{n} {radii[n]:g} -> {trial[n]['radius']:g}" for n in names)
+        out.note("repaired", f"the {template} is not a valid one ({problem}): the anchor's gmsh meshed a boolean of "
+                 f"the overlapping shapes, not the region its prompt describes; radii shrunk to the largest the "
+                 f"template accepts with 5 % to spare, centres kept ({shrunk})")
+        return
+
+
+def _degenerate_params(src: dict[str, Any], out: Imported) -> None:
+    """A convection-diffusion record without diffusion (advection_pure_supg: epsilon = 0 with
+    Dirichlet data on the whole boundary, overdetermined at the outflow, and casekit's family
+    needs epsilon > 0) is read at the family's highest Peclet level, |beta| L / epsilon = 1000
+    (L the domain's width), with a ``repaired`` note."""
+    params = src.get("pde", {}).get("params", {})
+    if src.get("family") != "convection_diffusion" or params.get("epsilon") not in (0, 0.0):
+        return
+    beta = params.get("beta")
+    try:
+        box = resolve(src["domain"]["template"], src["domain"].get("params")).bbox()
+        width = max(box[1] - box[0], box[3] - box[2])
+        speed = math.hypot(*[float(b) for b in beta])
+    except (CasekitError, KeyError, TypeError, ValueError):
+        return
+    if not speed > 0:
+        return
+    params["epsilon"] = float(f"{speed * width / PECLET_HIGH:.2g}")
+    out.note("repaired", f"epsilon = 0 (pure advection): with Dirichlet data on the whole boundary the problem is "
+             f"overdetermined at the outflow, and casekit's convection-diffusion needs epsilon > 0; read at the "
+             f"family's highest Peclet level |beta| L / epsilon = {PECLET_HIGH:g}: epsilon = {params['epsilon']:g}")
+
+
+#: the convection-diffusion family's highest Peclet level (its ``peclet`` axis, level ``high``)
+PECLET_HIGH = 1000.0
 
 
 def _disk(v: dict[str, Any]) -> dict[str, Any]:
