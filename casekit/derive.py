@@ -27,7 +27,7 @@ import numpy as np
 import sympy as sp
 
 from casekit import leak
-from casekit.derive_noise import snap_carrier, snap_expr, snap_float, snap_number, snap_text
+from casekit.derive_noise import printed_short, snap_carrier, snap_expr, snap_float, snap_number, snap_text
 from casekit.domains import Domain, resolve
 from casekit.domains.geometry import LineCarrier
 from casekit.errors import CasekitError, Problem
@@ -308,7 +308,7 @@ class _Deriver:
                     self.fail(ptr, f"parameter {p.name!r} must be a list of {dim} numbers",
                               f"[{', '.join(['number'] * dim)}]", check="family")
                     continue
-                out[p.name] = tuple(exact(sp.Float(snap_float(v))) for v in value)
+                out[p.name] = tuple(exact(sp.Float(snap_float(float(v)))) for v in value)
             elif p.kind == "field":
                 e = self.parse(value, ptr, variables)
                 if e is not None:
@@ -596,16 +596,17 @@ def _text(v: Any, sampler: Sampler | None = None) -> Any:
         v = hygiene.clean(v, sampler)
     if v.is_Number:
         f = float(v)
+        if sampler is not None:  # a few ulps of round-off of a short value (casekit.derive_noise)
+            f = printed_short(f) or f
         return int(f) if f.is_integer() and abs(f) < 2**53 else f
-    # hygiene's last resort (17-digit doubles) can print round-off of a short value: snapped
-    return to_text(v) if sampler is None else snap_text(hygiene.clean_text(v, sampler), v)
+    # hygiene's last resort (17-digit doubles) can print a few ulps of round-off of a short value:
+    # snapped in place, never further than exactness allows (casekit.derive_noise.snap_text)
+    return to_text(v) if sampler is None else snap_text(hygiene.clean_text(v, sampler), v, sampler)
 
 
 def _sampler(d: Derived) -> Sampler:
-    pts = d.interior_points
-    step = max(1, len(pts) // 150)
     times = (float(d.time.t0), float(d.time.t_end)) if d.time is not None else (0.0,)
-    return Sampler(pts[::step], times, d.dim)
+    return hygiene.print_sampler(d.interior_points, times, d.dim)
 
 
 def build_case_spec(d: Derived) -> dict[str, Any]:

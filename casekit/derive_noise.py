@@ -16,7 +16,12 @@ and normals (:func:`snap_carrier`, where a component below :data:`NOISE_RTOL` of
 scale is zero) -- so that the data come out exact.  Values without noise are returned as the
 very same objects: a source without noise derives the same case_spec, byte for byte.
 
-:func:`noise` is the validator's side (``casekit.validate.case_checks``, check ``float_noise``).
+What is printed from exact data is left exact: the print pass (:func:`snap_text`, on the text
+hygiene prints) writes a literal's short value only when that is within :data:`MAX_ULPS` ulps of
+it, and drops a literal that is round-off of zero only when that moves the expression by at most
+:data:`ZERO_MOVE` of its term scale.  :func:`text_noise` is that rule, shared with the validator
+(``casekit.validate.case_checks``, check ``float_noise``): a case_spec derivation printed is never
+flagged.  :func:`is_noise` judges the JSON numbers, which derivation snaps where it reads them.
 """
 
 from __future__ import annotations
@@ -127,6 +132,7 @@ def snap_carrier(carrier: Any, scale: float) -> Any:
     changes: dict[str, Any] = {}
     for f in dataclasses.fields(carrier):
         value = getattr(carrier, f.name)
+        new: Any
         if f.name == "normal":
             new = _snap_tuple(value, 1.0)
         elif isinstance(value, tuple) and all(isinstance(v, (int, float)) for v in value):
@@ -143,6 +149,118 @@ def snap_carrier(carrier: Any, scale: float) -> Any:
 #: a number literal in expression text
 _NUMBER = re.compile(r"(?<![A-Za-z_0-9.])(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 
+#: the print pass writes a literal's short value only when the short value's double is at most
+#: this many ulps from the literal: a derived 17-digit literal further from it is the exact value
+#: rounded (``4870144.000000006`` on a gear), which the short value would make inexact
+MAX_ULPS = 4
+#: a literal that is round-off of zero is dropped only when that moves its expression by at most
+#: this fraction of the expression's term scale on the domain (the validator's residual check
+#: tolerates ``DOUBLE_PRECISION`` = 1e-13 of it, of which hygienic printing takes its share)
+ZERO_MOVE = 1e-15
+#: print-pass rounds: dropping a zero reprints the text, which can show other literals to snap
+ROUNDS = 4
+
+
+def printed_short(v: float) -> float | None:
+    """The double the print pass writes for the literal ``v``: the nearest double of the short value
+    ``v`` is noise of (:func:`short_value`) when that is another double at most :data:`MAX_ULPS`
+    ulps from ``v``, else ``None``."""
+    v = float(v)
+    s = short_value(v)
+    if s is None:
+        return None
+    f = float(s)
+    return f if f != v and abs(f - v) <= MAX_ULPS * math.ulp(v) else None
+
+
+def _zero_suspect(v: float) -> bool:
+    """A long non-zero literal below :data:`NOISE_RTOL` (``6.123233995736766e-17``, ``cos(90 deg)``);
+    round-off of zero where dropping it does not move its expression (:func:`text_noise`)."""
+    return v != 0 and math.isfinite(v) and abs(v) <= NOISE_RTOL and significant_digits(v) >= NOISY_DIGITS
+
+
+def _shown(s: Fraction) -> str:
+    if s.denominator == 1:
+        return str(s.numerator)
+    if s.denominator <= MAX_DENOMINATOR and len(str(s)) < len(f"{float(s)!r}"):
+        return f"{s.numerator}/{s.denominator}"
+    return repr(float(s))
+
+
+def _literal_text(f: float) -> str:
+    return str(int(f)) if f.is_integer() and abs(f) < 2**53 else repr(f)
+
+
+@dataclasses.dataclass(frozen=True)
+class Noise:
+    """A noisy literal of an expression's text: where it is, what the print pass writes instead
+    (``"0"`` for round-off of zero, after which the text is reprinted) and why."""
+
+    start: int
+    end: int
+    literal: str
+    replacement: str
+    why: str
+
+    @property
+    def zero(self) -> bool:
+        return self.replacement == "0"
+
+
+def _moves(text: str, candidates: list[re.Match[str]], params: tuple[str, ...], sampler: Any) -> list[bool]:
+    """Whether writing 0 for each candidate literal moves the expression by at most
+    :data:`ZERO_MOVE` of its term scale (the largest of its own and its additive terms' magnitudes)
+    on ``sampler``'s points; ``False`` where that cannot be measured (a reaction term of ``u``)."""
+    from casekit.errors import CasekitError
+    from casekit.expr import as_expr
+
+    try:
+        e = as_expr(text, params=list(params))
+        scale = max([sampler.magnitude(e), *(sampler.magnitude(a) for a in sp.Add.make_args(e))])
+    except (CasekitError, ValueError, TypeError):
+        return [False] * len(candidates)
+    if not (math.isfinite(scale) and scale > 0):
+        return [False] * len(candidates)
+    out = []
+    for m in candidates:
+        try:
+            moved = as_expr(text[:m.start()] + "0" + text[m.end():], params=list(params)) - e
+            move = sampler.magnitude(moved)
+        except (CasekitError, ValueError, TypeError):
+            move = math.inf
+        out.append(math.isfinite(move) and move <= ZERO_MOVE * scale)
+    return out
+
+
+def text_noise(text: str, params: tuple[str, ...] = (), sampler: Any = None) -> list[Noise]:
+    """The noisy literals of expression text, as the agent reads them: a literal within
+    :data:`MAX_ULPS` ulps of the double of a short value (:func:`printed_short`), and, with a
+    ``sampler`` (``casekit.expr.hygiene.Sampler``), a literal that is round-off of zero
+    (:func:`_zero_suspect`) whose removal moves the expression by at most :data:`ZERO_MOVE` of its
+    term scale.  ``params`` names the symbols beyond the coordinates (``u`` of a reaction term).
+    The print pass (:func:`snap_text`) and the validator's ``float_noise`` check both use it, so
+    what derivation prints is never flagged."""
+    found: list[Noise] = []
+    zeros: list[re.Match[str]] = []
+    for m in _NUMBER.finditer(text):
+        literal = m.group()
+        if "." not in literal and "e" not in literal.lower():
+            continue  # an integer is exact
+        v = float(literal)
+        f = printed_short(v)
+        if f is not None:
+            s = short_value(v)
+            assert s is not None
+            found.append(Noise(m.start(), m.end(), literal, _literal_text(f),
+                               f"the literal {literal} is float noise of {_shown(s)}"))
+        elif sampler is not None and _zero_suspect(v):
+            zeros.append(m)
+    if zeros:
+        for m, negligible in zip(zeros, _moves(text, zeros, params, sampler), strict=True):
+            if negligible:
+                found.append(Noise(m.start(), m.end(), m.group(), "0", f"the literal {m.group()} is round-off of zero"))
+    return sorted(found, key=lambda n: n.start)
+
 
 def _suspect(text: str) -> bool:
     """Whether ``text`` has a literal that may be noise (a long mantissa or an exponent)."""
@@ -150,68 +268,46 @@ def _suspect(text: str) -> bool:
                for m in _NUMBER.findall(text) if "." in m or "e" in m.lower())
 
 
-def _snapped_literal(a: sp.Float) -> sp.Basic | None:
-    v = float(a)
-    if is_noise(v) is None:
-        return None
-    s = short_value(v)
-    if s is None:  # round-off of zero
-        return sp.Integer(0)
-    # a float stays a float (an exact rational can grow when the text is parsed and distributed)
-    return sp.Integer(s.numerator) if s.denominator == 1 else sp.Float(float(s))
-
-
-def snap_text(text: str, e: sp.Basic | None = None) -> str:
-    """Expression text (as :func:`casekit.expr.to_text` prints it) with each noisy float literal
-    (:func:`is_noise`) written as the short value, and a literal that is round-off of zero
-    removed with its term; ``text`` itself when it has none.  ``e`` (the printed expression)
-    names the symbols beyond the coordinates (the unknown of a reaction term)."""
+def snap_text(text: str, e: sp.Basic | None = None, sampler: Any = None) -> str:
+    """Expression text (as :func:`casekit.expr.to_text` prints it) with each noisy literal
+    (:func:`text_noise`) written as its short value, in place (nothing else of the text changes,
+    and no literal moves by more than :data:`MAX_ULPS` ulps), and, with a ``sampler``, each
+    literal that is round-off of zero dropped with its term (the text reprinted; the expression
+    moves by at most :data:`ZERO_MOVE` of its term scale per literal); repeated until none is
+    left.  ``text`` itself when it has none.  ``e`` (the printed expression) names the symbols
+    beyond the coordinates (the unknown of a reaction term)."""
     if not _suspect(text):
         return text
-    from casekit.expr import as_expr, to_text
+    params = tuple(sorted({s.name for s in (e.free_symbols if isinstance(e, sp.Basic) else ())}
+                          - {"x", "y", "z", "t"}))
+    for _ in range(ROUNDS):
+        found = text_noise(text, params, sampler)
+        if not found:
+            break
+        out = text
+        for n in reversed(found):
+            out = out[:n.start] + n.replacement + out[n.end:]
+        if any(n.zero for n in found):
+            from casekit.expr import as_expr, to_text
 
-    names = {s.name for s in (e.free_symbols if isinstance(e, sp.Basic) else ())}
-    parsed = as_expr(text, params=sorted(names - {"x", "y", "z", "t"}))
-    subs = {a: s for a in parsed.atoms(sp.Float) if (s := _snapped_literal(a)) is not None}
-    return to_text(parsed.xreplace(subs)) if subs else text
+            out = to_text(as_expr(out, params=list(params)))
+        text = out
+    return text
 
 
 # --------------------------------------------------------------------------- the validator's side
-def is_noise(v: float, in_expression: bool = True) -> str | None:
-    """Why the literal ``v`` is float noise (``None`` when it is not): a long literal within
-    :data:`NOISE_RTOL` of a short value it is not the nearest double of, or, in an expression, a
-    long (:data:`NOISY_DIGITS`) non-zero literal below :data:`NOISE_RTOL` (coordinates and the other terms are O(1) on a
-    case's domain: a coefficient of 1e-12 is round-off of zero, never data).  The threshold is
-    absolute on purpose: relative to the largest literal of a long product it would zero the
-    O(1) coefficients of level sets next to a 1e13 prefactor."""
+def is_noise(v: float) -> str | None:
+    """Why the number ``v`` (a JSON number of a case_spec, or prose) is float noise, ``None`` when it
+    is not: a long literal within :data:`NOISE_RTOL` of a short value it is not the nearest double
+    of.  Derivation snaps such numbers where it reads them (:func:`snap_number`); expressions are
+    judged as printed, by :func:`text_noise`."""
     v = float(v)
-    if in_expression and v != 0 and math.isfinite(v) and abs(v) <= NOISE_RTOL \
-            and significant_digits(v) >= NOISY_DIGITS:  # 1e-12 as typed is data, 6.123233995736766e-17 is not
-        return f"the literal {v!r} is round-off of zero"
     s = short_value(v)
     if s is not None and float(s) != v:
-        shown = str(s.numerator) if s.denominator == 1 else (
-            f"{s.numerator}/{s.denominator}" if s.denominator <= MAX_DENOMINATOR and len(str(s)) < len(f"{float(s)!r}")
-            else repr(float(s)))
-        return f"the literal {v!r} is float noise of {shown}"
+        return f"the literal {v!r} is float noise of {_shown(s)}"
     return None
 
 
-def noise(e: sp.Basic) -> list[str]:
-    """Why each noisy literal of a parsed expression is noise (:func:`is_noise`)."""
-    if not isinstance(e, sp.Basic):
-        return []
-    nums = [a for a in e.atoms(sp.Number) if isinstance(a, (sp.Float, sp.Rational))]
-    out = []
-    for a in sorted(nums, key=lambda a: float(a)):
-        if isinstance(a, sp.Float) or (isinstance(a, sp.Rational) and not isinstance(a, sp.Integer)
-                                       and max(len(str(abs(a.p))), len(str(a.q))) >= 13):
-            why = is_noise(float(a))
-            if why:
-                out.append(why)
-    return out
-
-
-__all__ = ["MAX_DENOMINATOR", "NOISE_RTOL", "NOISY_DIGITS", "SHORT_DIGITS", "is_noise", "noise", "short_value",
-           "significant_digits", "snap_carrier", "snap_coordinate", "snap_expr", "snap_float", "snap_number",
-           "snap_text"]
+__all__ = ["MAX_DENOMINATOR", "MAX_ULPS", "NOISE_RTOL", "NOISY_DIGITS", "SHORT_DIGITS", "ZERO_MOVE", "Noise",
+           "is_noise", "printed_short", "short_value", "significant_digits", "snap_carrier", "snap_coordinate",
+           "snap_expr", "snap_float", "snap_number", "snap_text", "text_noise"]

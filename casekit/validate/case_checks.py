@@ -193,29 +193,33 @@ def _numbers(value: Any, pointer: str) -> list[tuple[str, float]]:
 
 @check("float_noise")
 def float_noise(view: CaseView, s: Settings) -> list[Problem]:
-    """No agent-visible literal is float noise (``casekit.derive_noise``): a literal of at least 15
-    significant digits within 1e-12 relative of a short decimal or simple rational it is not the
-    nearest double of (``0.7999999999999998``, ``0.11111111111111142``), or a non-zero literal below
-    1e-12 in an expression (its terms are O(1) on a case's domain) (``sin(6.123233995736766e-17*pi*y)``, ``cos(90 deg)``
-    evaluated in floats).  The hygiene check accepts any 17-digit double; this one says which
-    are round-off of what an author would have written."""
+    """No agent-visible literal is float noise (``casekit.derive_noise``).  In an expression, as the
+    print pass judges it (:func:`casekit.derive_noise.text_noise`, on the points derivation prints
+    against): a long literal within a few ulps of a short decimal or simple rational it is not the
+    nearest double of (``0.7999999999999998``), or a long literal below 1e-12 whose removal does
+    not move the expression (``sin(6.123233995736766e-17*pi*y)``, ``cos(90 deg)`` evaluated in
+    floats); a derived 17-digit literal further from a short value is an exact value rounded,
+    never noise.  A JSON number (or a number in prose) within 1e-12 relative of a short value it
+    is not the nearest double of (derivation snaps those where it reads them).  The hygiene check
+    accepts any 17-digit double; this one says which are round-off of what an author would have
+    written."""
     valid = "the short value itself (0.8, 1/9, 0), as an author would write it"
     problems: list[Problem] = []
     seen: set[str] = set()
+    sampler = hygiene.print_sampler(view.interior_points, (view.t0, view.t_end) if view.transient else (0.0,),
+                                    view.dim)
     for pointer, value, params in visible_values(view.spec, view.family):
         seen.add(pointer)
-        try:
-            parts = [as_expr(v, variables=view.variables, params=params)
-                     for v in (value if isinstance(value, list) else [value])]
-        except CasekitError:
-            continue  # reported by the expression check
-        for why in dict.fromkeys(w for part in parts for w in derive_noise.noise(part)):
+        texts = [v if isinstance(v, str) else repr(v) for v in (value if isinstance(value, list) else [value])
+                 if isinstance(v, (str, int, float)) and not isinstance(v, bool)]
+        found = [n for text in texts for n in derive_noise.text_noise(text, params, sampler)]
+        for why in dict.fromkeys(n.why for n in found):
             problems.append(view.problem(pointer, why, "float_noise", valid))
     for pointer, v in _numbers(view.spec, ""):
         if pointer not in seen and not pointer.startswith(tuple(f"{p}/" for p in seen)):
-            why = derive_noise.is_noise(v, in_expression=False)  # JSON numbers and prose: no zero rule
-            if why:
-                problems.append(view.problem(pointer, why, "float_noise", valid))
+            noisy = derive_noise.is_noise(v)
+            if noisy:
+                problems.append(view.problem(pointer, noisy, "float_noise", valid))
     return problems
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+import numpy as np
 import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -20,10 +21,16 @@ from casekit.derive_noise import (
     snap_expr,
     snap_float,
     snap_text,
+    text_noise,
 )
 from casekit.domains.geometry.carriers import LineCarrier
+from casekit.expr.hygiene import Sampler
 from casekit.validate import check_source
 from tests.helpers import poisson
+
+_GRID = np.linspace(0.0, 1.0, 12)
+#: the unit square, as derivation's print pass samples a case's domain
+SQUARE = Sampler(np.array([(a, b) for a in _GRID for b in _GRID]), (0.0,), 2)
 
 
 def _ulps(v: float, n: int) -> float:
@@ -54,7 +61,8 @@ def test_round_off_of_a_simple_rational_prints_its_nearest_double(p: int, q: int
     out = snap_float(v)
     assert abs(out - v) <= NOISE_RTOL * abs(v)
     if significant_digits(v) >= 15:
-        assert short_value(v) is not None and float(short_value(v)) == out
+        s = short_value(v)
+        assert s is not None and float(s) == out
         assert snap_expr(sp.Float(v) * sp.Symbol("x")) == sp.Rational(out).limit_denominator(1000) * sp.Symbol("x")
 
 
@@ -83,8 +91,10 @@ def test_the_examples_of_the_issue() -> None:
     assert snap_float(0.7999999999999998) == 0.8
     assert short_value(0.11111111111111142) == Fraction(1, 9)
     assert snap_float(2.000000000000284) == 2.0
-    assert is_noise(-9.499203192566231e-13) and is_noise(6.123233995736766e-17)
-    assert snap_text("sin(6.123233995736766e-17*pi*y)*x + 1") == "1"
+    # round-off of zero where it does not move its expression, a term of its own where it does
+    assert [n.zero for n in text_noise("10000*x**2 - 9.499203192566231e-13", sampler=SQUARE)] == [True]
+    assert text_noise("x - 9.499203192566231e-13", sampler=SQUARE) == []
+    assert snap_text("sin(6.123233995736766e-17*pi*y)*x + 1", sampler=SQUARE) == "1"
     assert snap_text("-sin(pi*x)*cos(pi*(0.7999999999999998*x + 3/10))") == "-sin(pi*x)*cos(pi*(0.8*x + 3/10))"
     # cos(90 deg) of a sector's edge is zero; the normal's noise goes too
     c = LineCarrier((6.123233995736766e-17, 1.0), (-1.0, 6.123233995736766e-17))
@@ -116,3 +126,4 @@ def test_a_sector_derives_exact_data_on_its_edges() -> None:
     text = str(spec["pde"]) + str(spec["bc"])
     assert "e-17" not in text and "0.7999999999999998" not in text and "4*x/5" in text
     assert not [p for p in check_source(src) if p.check in ("float_noise", "hygiene", "residual", "boundary_data")]
+
