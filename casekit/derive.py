@@ -27,7 +27,15 @@ import numpy as np
 import sympy as sp
 
 from casekit import leak
-from casekit.derive_noise import printed_short, snap_carrier, snap_expr, snap_float, snap_number, snap_text
+from casekit.derive_noise import (
+    print_sampler,
+    printed_short,
+    snap_carrier,
+    snap_expr,
+    snap_float,
+    snap_number,
+    snap_text,
+)
 from casekit.domains import Domain, resolve
 from casekit.domains.geometry import LineCarrier
 from casekit.errors import CasekitError, Problem
@@ -606,7 +614,7 @@ def _text(v: Any, sampler: Sampler | None = None) -> Any:
 
 def _sampler(d: Derived) -> Sampler:
     times = (float(d.time.t0), float(d.time.t_end)) if d.time is not None else (0.0,)
-    return hygiene.print_sampler(d.interior_points, times, d.dim)
+    return print_sampler(d.interior_points, times, d.dim)
 
 
 def build_case_spec(d: Derived) -> dict[str, Any]:

@@ -147,6 +147,19 @@ def snap_carrier(carrier: Any, scale: float) -> Any:
 
 
 #: a number literal in expression text
+#: about how many points derived expressions are printed against (:func:`print_sampler`)
+PRINT_POINTS = 150
+
+
+def print_sampler(points: Any, times: tuple[float, ...], dim: int) -> Any:
+    """The sampler derivation prints a case's expressions against: every ``len // PRINT_POINTS``-th
+    interior point at ``times`` (the validator's ``float_noise`` check measures on the same one).
+    Kept here, not in ``casekit.expr`` (solver runtime: an edit there rebuilds every track)."""
+    from casekit.expr.hygiene import Sampler
+
+    return Sampler(points[::max(1, len(points) // PRINT_POINTS)], tuple(times), dim)
+
+
 _NUMBER = re.compile(r"(?<![A-Za-z_0-9.])(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 
 #: the print pass writes a literal's short value only when the short value's double is at most

@@ -58,16 +58,6 @@ class Sampler:
         return best
 
 
-#: about how many points derived expressions are printed against (:func:`print_sampler`)
-PRINT_POINTS = 150
-
-
-def print_sampler(points: np.ndarray, times: tuple[float, ...], dim: int) -> Sampler:
-    """The sampler derivation prints a case's expressions against: every ``len // PRINT_POINTS``-th
-    interior point at ``times`` (the validator's ``float_noise`` check measures on the same one)."""
-    return Sampler(points[::max(1, len(points) // PRINT_POINTS)], tuple(times), dim)
-
-
 def _digits(n: int) -> int:
     return len(str(abs(int(n))))
 

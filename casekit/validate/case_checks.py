@@ -206,7 +206,7 @@ def float_noise(view: CaseView, s: Settings) -> list[Problem]:
     valid = "the short value itself (0.8, 1/9, 0), as an author would write it"
     problems: list[Problem] = []
     seen: set[str] = set()
-    sampler = hygiene.print_sampler(view.interior_points, (view.t0, view.t_end) if view.transient else (0.0,),
+    sampler = derive_noise.print_sampler(view.interior_points, (view.t0, view.t_end) if view.transient else (0.0,),
                                     view.dim)
     for pointer, value, params in visible_values(view.spec, view.family):
         seen.add(pointer)
