@@ -27,6 +27,15 @@ import numpy as np
 import sympy as sp
 
 from casekit import leak
+from casekit.derive_noise import (
+    print_sampler,
+    printed_short,
+    snap_carrier,
+    snap_expr,
+    snap_float,
+    snap_number,
+    snap_text,
+)
 from casekit.domains import Domain, resolve
 from casekit.domains.geometry import LineCarrier
 from casekit.errors import CasekitError, Problem
@@ -217,6 +226,9 @@ class _Deriver:
         variables = [c.name for c in coords(dim)] + (["t"] if transient else [])
         params = self.params(family, dim, variables)
         solution = self.solution(family, dim, variables) if src.manufactured else None
+        if solution is not None:  # float noise of its literals (0.39999999999999974) is the short value
+            # meant (casekit.derive_noise): the data, the reference and the checks all use that one
+            solution = {k: snap_expr(v) for k, v in solution.items()}
         output = self.output(family)
         grid = self.grid(domain)
         if self.problems or output is None or grid is None:
@@ -288,6 +300,7 @@ class _Deriver:
                 continue
             value = given[p.name]
             if p.kind == "number":
+                value = snap_number(value)
                 if isinstance(value, bool) or not isinstance(value, (int, float)):
                     self.fail(ptr, f"parameter {p.name!r} must be a number", p.range_text(), check="family")
                     continue
@@ -295,14 +308,15 @@ class _Deriver:
                     self.fail(ptr, f"parameter {p.name!r} = {value} is out of range", p.range_text(),
                               check="range")
                     continue
-                out[p.name] = exact(sp.Float(value) if isinstance(value, float) else sp.Integer(value))
+                # a float parameter meaning a simple rational (nu = 0.3333333333333333) derives as it
+                out[p.name] = snap_expr(exact(sp.Float(value) if isinstance(value, float) else sp.Integer(value)))
             elif p.kind == "vector":
                 if not (isinstance(value, list) and len(value) == dim
                         and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)):
                     self.fail(ptr, f"parameter {p.name!r} must be a list of {dim} numbers",
                               f"[{', '.join(['number'] * dim)}]", check="family")
                     continue
-                out[p.name] = tuple(exact(sp.Float(v)) for v in value)
+                out[p.name] = tuple(exact(sp.Float(snap_float(float(v)))) for v in value)
             elif p.kind == "field":
                 e = self.parse(value, ptr, variables)
                 if e is not None:
@@ -440,7 +454,9 @@ class _Deriver:
             if spec.laplacian is not None and "laplacian" not in family.dirichlet_extra:
                 self.fail(f"{ptr}/laplacian", "only biharmonic conditions carry a laplacian", check="boundary")
                 continue
-            carriers = domain.geometry.carriers(tag)
+            # float geometry (cos 90 deg, 0.5 - 0.2/2) snapped: the data print exactly
+            scale = domain.geometry.diameter()
+            carriers = [snap_carrier(c, scale) for c in domain.geometry.carriers(tag)]
             normal = carriers[0].normal_expr() if len(carriers) == 1 else None
             if spec.kind in ("neumann", "robin") and normal is None:
                 self.fail(ptr, f"{spec.kind} data need a boundary part with one exact normal; {tag!r} "
@@ -498,7 +514,7 @@ class _Deriver:
             return BoundaryData(tag, "dirichlet", value, None, lap_v, method)
         flux = family.flux(sol, d.params, normal, dim)  # type: ignore[misc]
         if spec.kind == "robin":
-            flux = flux + exact(sp.Float(spec.alpha)) * sol[main]
+            flux = flux + exact(sp.Float(snap_float(spec.alpha))) * sol[main]
         if isinstance(carriers[0], LineCarrier):
             return BoundaryData(tag, spec.kind, _restrict(flux, carriers[0].projection()), spec.alpha, None,
                                 "projection")
@@ -588,15 +604,17 @@ def _text(v: Any, sampler: Sampler | None = None) -> Any:
         v = hygiene.clean(v, sampler)
     if v.is_Number:
         f = float(v)
+        if sampler is not None:  # a few ulps of round-off of a short value (casekit.derive_noise)
+            f = printed_short(f) or f
         return int(f) if f.is_integer() and abs(f) < 2**53 else f
-    return to_text(v) if sampler is None else hygiene.clean_text(v, sampler)
+    # hygiene's last resort (17-digit doubles) can print a few ulps of round-off of a short value:
+    # snapped in place, never further than exactness allows (casekit.derive_noise.snap_text)
+    return to_text(v) if sampler is None else snap_text(hygiene.clean_text(v, sampler), v, sampler)
 
 
 def _sampler(d: Derived) -> Sampler:
-    pts = d.interior_points
-    step = max(1, len(pts) // 150)
     times = (float(d.time.t0), float(d.time.t_end)) if d.time is not None else (0.0,)
-    return Sampler(pts[::step], times, d.dim)
+    return print_sampler(d.interior_points, times, d.dim)
 
 
 def build_case_spec(d: Derived) -> dict[str, Any]:
@@ -625,7 +643,8 @@ def build_case_spec(d: Derived) -> dict[str, Any]:
         if p.name not in params:
             continue
         v = params[p.name]
-        pde["params"][p.name] = _text(d.params[p.name], sampler) if isinstance(v, str) else v
+        pde["params"][p.name] = (_text(d.params[p.name], sampler) if isinstance(v, str)
+                                 else [snap_number(c) for c in v] if isinstance(v, list) else snap_number(v))
     given = d.source.pde.forcing or {}
     pde["forcing"] = {k: derived_text("forcing", v, typed=given.get(k), name=k) for k, v in d.forcing.items()}
     if d.time is not None:
@@ -636,7 +655,7 @@ def build_case_spec(d: Derived) -> dict[str, Any]:
             continue
         entry: dict[str, Any] = {"tag": b.tag}
         if b.alpha is not None:
-            entry["alpha"] = b.alpha
+            entry["alpha"] = snap_number(b.alpha)
         # warped data stay factored: expanding a product of level sets cancels catastrophically
         simplify = b.method != "warp"
         src_bc = d.source.boundary.get(b.tag)

@@ -8,6 +8,8 @@
 * ``leak`` -- no visible expression reproduces the hidden solution inside the domain.
 * ``coefficients`` -- positive coefficients are positive on the domain.
 * ``periodicity`` -- a periodic case has a periodic solution.
+* ``float_noise`` -- no agent-visible literal is round-off of a short value or of zero
+  (``casekit.derive_noise``).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from casekit import leak
+from casekit import derive_noise, leak
 from casekit.domains.geometry import BOUNDARY_TOL
 from casekit.errors import CasekitError, Problem
 from casekit.expr import COORDS, T, as_expr, exact, hygiene
@@ -173,6 +175,51 @@ def expression_hygiene(view: CaseView, s: Settings) -> list[Problem]:
                 problems.append(view.problem(pointer, v.message, "hygiene",
                                              f"literals of at most {hygiene.MAX_DIGITS} digits, floats of at most 17 "
                                              "significant digits, no round-off terms"))
+    return problems
+
+
+def _numbers(value: Any, pointer: str) -> list[tuple[str, float]]:
+    """(pointer, value) of every number of a case_spec block, in JSON numbers and in prose."""
+    if isinstance(value, dict):
+        return [n for k, v in value.items() for n in _numbers(v, f"{pointer}/{k}")]
+    if isinstance(value, list):
+        return [n for i, v in enumerate(value) for n in _numbers(v, f"{pointer}/{i}")]
+    if isinstance(value, float):
+        return [(pointer, value)]
+    if isinstance(value, str):
+        return [(pointer, float(m)) for m in derive_noise._NUMBER.findall(value)]
+    return []
+
+
+@check("float_noise")
+def float_noise(view: CaseView, s: Settings) -> list[Problem]:
+    """No agent-visible literal is float noise (``casekit.derive_noise``).  In an expression, as the
+    print pass judges it (:func:`casekit.derive_noise.text_noise`, on the points derivation prints
+    against): a long literal within a few ulps of a short decimal or simple rational it is not the
+    nearest double of (``0.7999999999999998``), or a long literal below 1e-12 whose removal does
+    not move the expression (``sin(6.123233995736766e-17*pi*y)``, ``cos(90 deg)`` evaluated in
+    floats); a derived 17-digit literal further from a short value is an exact value rounded,
+    never noise.  A JSON number (or a number in prose) within 1e-12 relative of a short value it
+    is not the nearest double of (derivation snaps those where it reads them).  The hygiene check
+    accepts any 17-digit double; this one says which are round-off of what an author would have
+    written."""
+    valid = "the short value itself (0.8, 1/9, 0), as an author would write it"
+    problems: list[Problem] = []
+    seen: set[str] = set()
+    sampler = derive_noise.print_sampler(view.interior_points, (view.t0, view.t_end) if view.transient else (0.0,),
+                                    view.dim)
+    for pointer, value, params in visible_values(view.spec, view.family):
+        seen.add(pointer)
+        texts = [v if isinstance(v, str) else repr(v) for v in (value if isinstance(value, list) else [value])
+                 if isinstance(v, (str, int, float)) and not isinstance(v, bool)]
+        found = [n for text in texts for n in derive_noise.text_noise(text, params, sampler)]
+        for why in dict.fromkeys(n.why for n in found):
+            problems.append(view.problem(pointer, why, "float_noise", valid))
+    for pointer, v in _numbers(view.spec, ""):
+        if pointer not in seen and not pointer.startswith(tuple(f"{p}/" for p in seen)):
+            noisy = derive_noise.is_noise(v)
+            if noisy:
+                problems.append(view.problem(pointer, noisy, "float_noise", valid))
     return problems
 
 
