@@ -22,7 +22,9 @@ if TYPE_CHECKING:
 # options that `build` and `dataset build` share (one definition each)
 TrackOption = Annotated[str, typer.Option("--track", "-t", help="Track whose solvers calibrate the cases.")]
 JobsOption = Annotated[int, typer.Option("--jobs", "-j", help="Cases built concurrently (timed runs never overlap).")]
-TimeoutOption = Annotated[float, typer.Option("--timeout", help="Wall-clock limit of one solve, seconds.")]
+TimeoutOption = Annotated[float, typer.Option(
+    "--timeout", help="CPU-time limit of one solve, seconds (the same on a busy machine as on a quiet one); the "
+    "wall clock stops a solve at 8 times that.")]
 MemoryOption = Annotated[int, typer.Option(
     "--memory-mb", help="Memory limit of one solve (processes and scratch); a numerical reference's solves "
     "(casekit's own solver on finer levels) may take up to their share of 70 % of the machine's available memory "
@@ -55,13 +57,12 @@ def build(
     from casekit.build.pipeline import BuildOptions
     from casekit.build.run import build as run_build
     from casekit.build.run import case_files
-    from casekit.runner.limits import Limits
 
     paths = paths or [Path("cases")]
     _check_usable(paths, repeats, jobs, runner, track)
     files = case_files(paths)
     opts = BuildOptions(build_dir, track, repeats, runner=runner,
-                        limits=Limits(timeout_sec=timeout, memory_mb=memory_mb))
+                        limits=BuildOptions.solve_limits(timeout, memory_mb))
     with Progress(TextColumn("{task.description}", style="bold", markup=False), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), TextColumn("{task.fields[last]}", markup=False), console=console_err,
                   disable=not console_err.is_terminal) as progress:
@@ -299,15 +300,13 @@ def dataset_build(
     the shard is in the area, 1 otherwise, 130 when interrupted (what finished is kept)."""
     from casekit.build.pipeline import BuildOptions
     from casekit.build.shards import Area, ShardSpec, TrackIdentity, build_shard, plan, status
-    from casekit.runner.limits import Limits
 
     _check_usable(paths, repeats, jobs, runner, track)
     sources = _sources(paths, exclude)
     spec = ShardSpec.parse(shard, (s.family for s in sources))
     ident = TrackIdentity.of(track)
     committed_area = Area(area)
-    opts = BuildOptions(build_dir, track, repeats, runner=runner, limits=Limits(timeout_sec=timeout,
-                                                                                 memory_mb=memory_mb))
+    opts = BuildOptions(build_dir, track, repeats, runner=runner, limits=BuildOptions.solve_limits(timeout, memory_mb))
     counter = {"n": 0, "total": 0}
 
     def announce(p: object) -> None:
