@@ -47,7 +47,7 @@ import sympy as sp
 from casekit.authoring import catalogue as cat
 from casekit.domains import Domain, resolve
 from casekit.domains.level_set import FLAT, ZERO, EndCondition, boundary_level_set, box_level_set
-from casekit.errors import CasekitError
+from casekit.errors import CasekitError, UnknownName
 from casekit.expr import COORDS, T, exact, parse, to_text
 from casekit.families import FAMILIES, Family
 from casekit.families.calculus import curl
@@ -103,11 +103,11 @@ def design_levels(family: Family, given: Mapping[str, str]) -> dict[str, str]:
     axes = {a.name: a for a in family.axes}
     for name, level in given.items():
         if name not in axes:
-            raise CasekitError(f"family {family.name!r} has no design axis {name!r}",
-                               valid=", ".join(axes) or "(none)")
+            raise UnknownName(f"family {family.name!r} has no design axis {name!r}",
+                              valid=", ".join(axes) or "(none)")
         if level not in axes[name].levels:
-            raise CasekitError(f"axis {name!r} of family {family.name!r} has no level {level!r}",
-                               valid=", ".join(axes[name].levels))
+            raise UnknownName(f"axis {name!r} of family {family.name!r} has no level {level!r}",
+                              valid=", ".join(axes[name].levels))
     return {a.name: given.get(a.name, next(iter(a.levels))) for a in family.axes}
 
 

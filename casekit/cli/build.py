@@ -12,7 +12,19 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from rich.table import Table
 from rich.text import Text
 
-from casekit.cli.app import EXECUTOR_HELP, SCHEDULER_HELP, app, console, console_err, executor_options, print_json
+from casekit.cli.app import (
+    EXECUTOR_HELP,
+    SCHEDULER_HELP,
+    app,
+    command_group,
+    console,
+    console_err,
+    executor_options,
+    jobs_option,
+    json_option,
+    print_json,
+)
+from casekit.cli.output import table
 from casekit.errors import UsageError
 
 if TYPE_CHECKING:
@@ -21,7 +33,7 @@ if TYPE_CHECKING:
 
 # options that `build` and `dataset build` share (one definition each)
 TrackOption = Annotated[str, typer.Option("--track", "-t", help="Track whose solvers calibrate the cases.")]
-JobsOption = Annotated[int, typer.Option("--jobs", "-j", help="Cases built concurrently (timed runs never overlap).")]
+JOBS_HELP = "Cases built concurrently (timed runs never overlap)."
 TimeoutOption = Annotated[float, typer.Option(
     "--timeout", help="CPU-time limit of one solve, seconds (the same on a busy machine as on a quiet one); the "
     "wall clock stops a solve at 8 times that.")]
@@ -39,7 +51,7 @@ SchedulerOption = Annotated[str | None, typer.Option("--scheduler", help=SCHEDUL
 def build(
     paths: list[Path] = typer.Argument(None, help="Case sources or directories (default: cases/)."),
     track: TrackOption = "dolfinx",
-    jobs: JobsOption = 1,
+    jobs: int = jobs_option(1, JOBS_HELP),
     build_dir: Path = typer.Option(Path("build"), "--build-dir", help="Where stage outputs and records go."),
     repeats: int = typer.Option(3, "--repeats", help="Timed calibration runs, each from a fresh state (median)."),
     timeout: TimeoutOption = 600.0,
@@ -49,7 +61,7 @@ def build(
     scheduler: SchedulerOption = None,
     prune: bool = typer.Option(False, "--prune", help="Drop the build directory's cases whose source files are "
                                "gone (or now declare another id)."),
-    as_json: bool = typer.Option(False, "--json", help="Print the outcomes as JSON."),
+    as_json: bool = json_option("the outcomes"),
 ) -> None:
     """Derive, validate, mesh, compute references, calibrate (e_base, t_base, thresholds) and
     trial-run each case; rejected cases are listed with their reasons.  The track's records.jsonl
@@ -83,16 +95,14 @@ def build(
                      "family": o.family, "domain": o.domain, "e_base": o.e_base, "t_base": o.t_base}
                     for o in outcomes])
         raise typer.Exit(0 if all(o.status in ("built", "skipped") for o in outcomes) else 1)
-    table = Table(title=f"casekit build --track {track}", show_edge=False)
-    for col in ("case", "status", "e_base", "t_base [s]", "note"):
-        table.add_column(col)
+    rows = []
     for o in outcomes:
         status = "cached" if o.fully_cached else o.status
         colour = {"built": "green", "cached": "cyan", "rejected": "yellow", "failed": "red"}.get(status, "")
-        table.add_row(o.case_id, Text(status, colour or ""),
-                      f"{o.e_base:.2e}" if o.e_base is not None else "",
-                      f"{o.t_base:.3f}" if o.t_base is not None else "", o.reason)
-    console.print(table)
+        rows.append([o.case_id, Text(status, colour or ""), f"{o.e_base:.2e}" if o.e_base is not None else "",
+                     f"{o.t_base:.3f}" if o.t_base is not None else "", o.reason])
+    console.print(table(f"casekit build --track {track}", ("case", "status", "e_base", "t_base [s]", "note"), rows,
+                        ids=("case",)))
     counts: dict[str, int] = {}
     for o in outcomes:
         s = "cached" if o.fully_cached else o.status
@@ -112,8 +122,8 @@ def _check_usable(paths: list[Path], repeats: int, jobs: int, runner: str, track
     for p in paths:
         if not p.exists():
             raise UsageError(f"{p} does not exist")
-    if repeats < 1 or jobs < 1:
-        raise UsageError("--repeats and --jobs must be at least 1")
+    if repeats < 1:
+        raise UsageError("--repeats must be at least 1")
     if runner not in RUNNERS:
         raise UsageError(f"unknown runner {runner!r}", valid=", ".join(RUNNERS.names()))
     usable, reason = RUNNERS.get(runner).available()
@@ -158,8 +168,8 @@ def _interrupt_on_sigterm() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-dataset_app = typer.Typer(help="A dataset build whose progress lives in the repository: shards, their "
-                          "committed records, packaging from them.", no_args_is_help=True)
+dataset_app = command_group("A dataset build whose progress lives in the repository: shards, their "
+                          "committed records, packaging from them.")
 app.add_typer(dataset_app, name="dataset")
 
 AREA_HELP = "The dataset's committed build area (datasets/<name>/build): the progress, in the repository."
@@ -204,7 +214,7 @@ def dataset_status(
     area: Path = typer.Option(..., "--area", help=AREA_HELP),
     exclude: list[Path] = typer.Option([], "--exclude", help=EXCLUDE_HELP),
     tracks: str = typer.Option("dolfinx", "--tracks", help="Comma-separated tracks (the first is primary)."),
-    as_json: bool = typer.Option(False, "--json", help="Print the status as JSON."),
+    as_json: bool = json_option("the status"),
 ) -> None:
     """Every family (a shard) with its cases done in the repository and to build per track, the
     shards to run (a family projected past 60 minutes as slices) and the machine time: committed
@@ -281,7 +291,7 @@ def dataset_build(
     track: TrackOption = "dolfinx",
     build_dir: Path = typer.Option(Path("build/dataset"), "--build-dir", help="The machine's build directory "
                                    "(stage cache; not committed)."),
-    jobs: JobsOption = 1,
+    jobs: int = jobs_option(1, JOBS_HELP),
     repeats: int = typer.Option(1, "--repeats", help="Timed calibration runs (1: under the paired gate t_base is "
                                 "metadata)."),
     timeout: TimeoutOption = 600.0,
@@ -291,7 +301,7 @@ def dataset_build(
     scheduler: SchedulerOption = None,
     retry_failed: bool = typer.Option(False, "--retry-failed", help="Build again the cases whose committed "
                                       "solve failed (a rejected case stays done)."),
-    as_json: bool = typer.Option(False, "--json", help="Print the shard's outcome as JSON."),
+    as_json: bool = json_option("the shard's outcome"),
 ) -> None:
     """Build one shard: its cases whose committed record key (source, track solver code, library
     versions) matches are done; the rest are built in --build-dir and each one's record (or
@@ -438,7 +448,7 @@ def dataset_materialise(
 def dataset_numbers(
     area: Path = typer.Option(..., "--area", help=AREA_HELP),
     tracks: str = typer.Option("", "--tracks", help="Comma-separated (default: every track of the area)."),
-    as_json: bool = typer.Option(False, "--json", help="Print the numbers as JSON."),
+    as_json: bool = json_option("the numbers"),
 ) -> None:
     """The committed area's numbers beside the paper's (PDEAgent-Bench, arXiv 2605.09636, Appendix F):
     per family and track the cases built and their calibration (e_base median, 95th percentile and

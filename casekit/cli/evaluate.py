@@ -5,11 +5,21 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.table import Table
-from rich.text import Text
 
-from casekit.cli.app import EXECUTOR_HELP, SCHEDULER_HELP, app, console, console_err, executor_options, print_json
-from casekit.errors import UsageError
+from casekit.cli.app import (
+    EXECUTOR_HELP,
+    SCHEDULER_HELP,
+    Output,
+    app,
+    console,
+    console_err,
+    executor_options,
+    jobs_option,
+    json_option,
+    print_json,
+)
+from casekit.cli.output import table
+from casekit.errors import UnknownName, UsageError
 
 
 @app.command()
@@ -30,7 +40,7 @@ def evaluate(
     system: str = typer.Option("", "--system", help="Name of the system that wrote the submissions "
                                "(default: the directory name; only with one --submissions)."),
     repeats: int = typer.Option(3, "--repeats", help="Timed runs per attempt (median); every run is scored."),
-    jobs: int = typer.Option(1, "--jobs", "-j", help="Cases evaluated concurrently."),
+    jobs: int = jobs_option(1, "Cases evaluated concurrently."),
     memory_mb: int = typer.Option(4096, "--memory-mb", help="Memory limit of one run (processes and scratch)."),
     timing: str = typer.Option("paired", "--timing", help="paired: gate on t / t_calibration, the calibration "
                                "solver timed here beside the submissions; build: on the build's t_base; file: on "
@@ -43,7 +53,7 @@ def evaluate(
     convergence: str = typer.Option(None, "--convergence", help="Self-convergence diagnostic: run each attempt "
                                     "again with case_spec['resolution'] set to each of these cells-across values "
                                     "(e.g. 16,32) and report the observed order; never gates."),
-    as_json: bool = typer.Option(False, "--json", help="Print the verdicts as JSON."),
+    as_json: bool = json_option("the verdicts"),
 ) -> None:
     """Run each submission isolated (no network, limits, only the agent view visible), check every
     run's artifacts, and apply the staged gates: F-Exec -> F-Acc -> F-Time -> Pass."""
@@ -54,8 +64,8 @@ def evaluate(
     if (cases is None) == (release is None):
         raise UsageError("name the cases to evaluate against: one of --cases and --release",
                          valid="--cases BUILD_OR_DATASET, or --release releases/<name>/<version>")
-    if repeats < 1 or jobs < 1:
-        raise UsageError("--repeats and --jobs must be at least 1")
+    if repeats < 1:
+        raise UsageError("--repeats must be at least 1")
     resolutions: tuple[int, ...] = ()
     if convergence is not None:
         from casekit.evaluate.convergence import parse_resolutions
@@ -84,19 +94,26 @@ def evaluate(
     if as_json:
         print_json(verdicts)
         return
-    table = Table(title=f"verdicts ({len(verdicts)})", show_edge=False)
-    for col in ("system", "case", "attempt", "stage", "error", "tau_acc", "runtime [s]", "t/t_cal", "failure"):
-        table.add_column(col)
-    for v in verdicts:
-        ratio = (v.get("timing") or {}).get("ratio")
-        table.add_row(Text(v["system"]), Text(v["case_id"]), str(v["attempt"]), v["stage"],
-                      f"{v['error']:.2e}" if v["error"] is not None else "", f"{v['tau_acc']:.2e}",
-                      f"{v['runtime']['median']:.3f}" if v["runtime"] else "",
-                      f"{ratio:.2f}" if ratio is not None else "",
-                      Text((v["failure"] or {}).get("message", "")[:80]))
-    console.print(table)
+    console.print(verdict_table(verdicts))
     passed = sum(v["passed"] for v in verdicts)
     console.print(f"{passed}/{len(verdicts)} passed; verdicts in {out / 'verdicts.jsonl'}", markup=False)
+
+
+def verdict_table(verdicts: list[dict]) -> object:  # type: ignore[type-arg]
+    """The verdicts as a table whose case ids (and system names) are never cut; one system is
+    named in the title instead of a column."""
+    systems = sorted({v["system"] for v in verdicts})
+    columns = ["system"] * (len(systems) > 1) + ["case", "attempt", "stage", "error", "tau_acc", "runtime [s]",
+                                                  "t/t_cal", "failure"]
+    rows = []
+    for v in verdicts:
+        ratio = (v.get("timing") or {}).get("ratio")
+        rows.append([v["system"]] * (len(systems) > 1) + [
+            v["case_id"], str(v["attempt"]), v["stage"], f"{v['error']:.2e}" if v["error"] is not None else "",
+            f"{v['tau_acc']:.2e}", f"{v['runtime']['median']:.3f}" if v["runtime"] else "",
+            f"{ratio:.2f}" if ratio is not None else "", (v["failure"] or {}).get("message", "")[:80]])
+    title = f"verdicts ({len(verdicts)})" + (f" of {systems[0]}" if len(systems) == 1 else "")
+    return table(title, columns, rows, ids=("system", "case"))
 
 
 def _store(cases: Path | None, release: Path | None, track: str, subset: str = ""):  # type: ignore[no-untyped-def]
@@ -126,18 +143,21 @@ def _size(n: int) -> str:
 @app.command("calibrate-timing")
 def calibrate_timing(
     cases: Path = typer.Option(..., "--cases", help="A build directory or a packaged dataset."),
-    track: str = typer.Option("dolfinx", "--track", "-t"),
+    track: str = typer.Option("dolfinx", "--track", "-t", help="The track whose calibration solvers are timed."),
     out: Path = typer.Option(Path("timing.json"), "--out", help="The timing table to write."),
     repeats: int = typer.Option(5, "--repeats", help="Timed runs per case (median)."),
+    as_json: bool = json_option("the timing table"),
 ) -> None:
     """Re-time every case's calibration solver on this machine, for absolute runtime thresholds
     on your hardware (``casekit evaluate --timing file --timing-file OUT``)."""
     from casekit.evaluate.calibrate import calibrate_timing as run
     from casekit.evaluate.store import open_store
 
-    table = run(open_store(cases, track), track, out, repeats=repeats,
+    timed = run(open_store(cases, track), track, out, repeats=repeats,
                 progress=lambda case, t: console_err.print(f"{case}: {t:.3f} s", markup=False))
-    console.print(f"{len(table['cases'])} case(s) timed on this machine; table in {out}", markup=False)
+    shown = Output(as_json)
+    shown.say(f"{len(timed['cases'])} case(s) timed on this machine; table in {out}")
+    shown.result({"out": str(out), **timed})
 
 
 @app.command()
@@ -146,7 +166,8 @@ def baselines(
     out: Path = typer.Option(Path("baselines"), "--out", help="Writes OUT/<kind>/<case_id>/solver.py."),
     kind: list[str] = typer.Option([], "--kind", help="calibration, zero, dirichlet_first, dirichlet_nearest, "
                                    "initial, forcing (default: all)."),
-    track: str = typer.Option("dolfinx", "--track", "-t"),
+    track: str = typer.Option("dolfinx", "--track", "-t", help="The track the submissions are written for."),
+    as_json: bool = json_option("the submission directories written"),
 ) -> None:
     """Write baseline submission directories: the calibration solvers and the trivial cheaters,
     ready for ``casekit evaluate --submissions OUT/<kind>``."""
@@ -155,7 +176,10 @@ def baselines(
 
     for k in kind:
         if k not in KINDS:
-            raise UsageError(f"unknown baseline {k!r}", valid=", ".join(KINDS))
+            raise UnknownName(f"unknown baseline {k!r}", valid=", ".join(KINDS))
     counts = write_baselines(open_store(cases, track), out, tuple(kind) or KINDS, track)
+    shown = Output(as_json)
     for k, n in counts.items():
-        console.print(f"{out / k}: {n} submission(s)", markup=False)
+        shown.say(f"{out / k}: {n} submission(s)")
+    shown.result({"out": str(out), "track": track, "submissions": {k: {"directory": str(out / k), "cases": n}
+                                                                   for k, n in counts.items()}})

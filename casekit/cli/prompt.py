@@ -6,19 +6,19 @@ from pathlib import Path
 
 import typer
 
-from casekit.cli.app import app, console
+from casekit.cli.app import Output, app, json_option
 from casekit.errors import UsageError
 
 
-def case_spec_of(case: str, cases: Path | None) -> tuple[str, dict]:
-    """(id, case_spec) from a case source file or id, or from a record in a build/dataset."""
+def case_spec_of(case: str, cases: Path | None, library: str = "dolfinx") -> tuple[str, dict]:
+    """(descriptive id, case_spec) of a case named by a source file or by its descriptive or
+    public id: among the case sources, or with ``cases`` in a build or dataset (``library``'s
+    records first, then every other track's)."""
     if cases is not None:
-        from casekit.evaluate.store import open_store
+        from casekit.evaluate.store import find_case as find_built
 
-        store = open_store(cases, "dolfinx")
-        if case not in store.records:
-            raise UsageError(f"no case {case!r} in {cases}")
-        return case, store.records[case]["case_spec"]
+        store, case_id = find_built(cases, case, library)
+        return case_id, store.records[case_id]["case_spec"]
     from casekit.cli.author import find_case
     from casekit.derive import derive
     from casekit.model.source import load_source
@@ -42,12 +42,13 @@ def prompt(
     code: Path | None = typer.Option(None, "--code", help="The previous attempt's code (default: the copy the "
                                      "evaluator kept)."),
     out: Path | None = typer.Option(None, "--out", help="Write the text here instead of printing it."),
+    as_json: bool = json_option("the prompt with its case, library, tier and sha256"),
 ) -> None:
     """Render the prompt of a tier (deterministic: same case and library, same bytes)."""
     from casekit.jsonio import atomic_write_text, iter_jsonl
     from casekit.prompts import previous_verdict, prompt_hash, render
 
-    case_id, spec = case_spec_of(case, cases)
+    case_id, spec = case_spec_of(case, cases, library)
     previous = None
     last = None
     if tier == "feedback":
@@ -62,8 +63,11 @@ def prompt(
             raise UsageError(f"the previous code is not at {path}", valid="--code FILE")
         previous = path.read_text()
     text = render(spec, library, tier, verdict=last, previous_code=previous)
+    shown = Output(as_json)
     if out is not None:
         atomic_write_text(out, text)
-        console.print(f"wrote {out} (sha256 {prompt_hash(text)[:16]})")
-    else:
-        console.print(text, markup=False, highlight=False, soft_wrap=True)
+        shown.say(f"wrote {out} (sha256 {prompt_hash(text)[:16]})")
+    elif not as_json:
+        shown.say(text)
+    shown.result({"case_id": case_id, "library": library, "tier": tier, "sha256": prompt_hash(text),
+                  "out": str(out) if out is not None else None, "prompt": text})

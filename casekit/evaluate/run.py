@@ -80,8 +80,23 @@ class EvalOptions:
                                  valid="distinct directory names (the system names)")
             if not any(p.is_dir() for p in Path(d).iterdir()):
                 raise UsageError(f"{d} holds no submissions", valid="DIR/<case id>/solver.py (one directory per case)")
+            self._not_a_parent(Path(d))
             out.append((name, Path(d)))
         return out
+
+    def _not_a_parent(self, d: Path) -> None:
+        """Refuse a directory one level too high -- its entries are systems, not cases -- which
+        would otherwise be scored as one system that submitted nothing."""
+        entries = [p for p in sorted(d.iterdir()) if p.is_dir()]
+        if any(self.store.resolve(p.name) is not None for p in entries):
+            return
+        systems = [p for p in entries if any(q.is_dir() and self.store.resolve(q.name) is not None
+                                             for q in p.iterdir())]
+        if systems:
+            shown = ", ".join(p.name for p in systems[:5]) + (f" and {len(systems) - 5} more" if len(systems) > 5
+                                                              else "")
+            raise UsageError(f"{d} holds no case directories but systems' submissions directories ({shown}): "
+                             "name each system's directory", valid=" ".join(f"--submissions {p}" for p in systems))
 
 
 class LayoutError(Exception):

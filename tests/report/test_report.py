@@ -127,6 +127,28 @@ def test_labels_are_drawn_as_written_never_as_mathtext(name: str, tmp_path: Path
     assert all((tmp_path / "html" / f).stat().st_size for f in ("pass_rate_by_family.png", "failure_stages.png"))
 
 
+def test_an_html_path_is_the_page_file_and_any_other_path_a_directory(tmp_path: Path) -> None:
+    """``--html report.html`` writes that one file, its figures inlined (nothing else beside it);
+    ``--html out`` writes out/index.html with the PNG figures beside it."""
+    d = _write_eval(tmp_path / "eval", two_systems())
+    where = tmp_path / "pages"
+    where.mkdir()
+    r = CliRunner().invoke(app, ["report", str(d), "--html", str(where / "report.html")])
+    assert r.exit_code == 0, r.output
+    page = where / "report.html"
+    assert page.is_file() and sorted(p.name for p in where.iterdir()) == ["report.html"]
+    text = page.read_text()
+    assert len(re.findall(r'<img src="data:image/png;base64,[A-Za-z0-9+/=]+"', text)) == 4
+    assert "agent_a" in text and "Wilson 95" in text
+    r = CliRunner().invoke(app, ["report", str(d), "--html", str(tmp_path / "site")])
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "site").is_dir() and (tmp_path / "site" / "index.html").is_file()
+    assert len(list((tmp_path / "site").glob("*.png"))) == 4
+    (tmp_path / "taken.html").mkdir()  # a directory already named .html is not overwritten by a file
+    r = CliRunner().invoke(app, ["report", str(d), "--html", str(tmp_path / "taken.html")])
+    assert r.exit_code == 2 and "is a directory" in r.output
+
+
 def _write_eval(d: Path, verdicts: list[dict]) -> Path:
     d.mkdir(parents=True, exist_ok=True)
     (d / "verdicts.jsonl").write_text("".join(json.dumps(v) + "\n" for v in verdicts))
