@@ -7,9 +7,7 @@ here at the root group, so every way of invoking the app (console script, tests)
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-from collections.abc import Callable, Iterator
 from typing import Any
 
 import typer
@@ -22,7 +20,7 @@ from casekit.suggest import did_you_mean
 
 #: the consoles and the JSON printer live in casekit.cli.output; importable from here as before
 __all__ = ["APP_SETTINGS", "EXECUTOR_HELP", "SCHEDULER_HELP", "Output", "app", "command_group", "console",
-           "console_err", "executor_options", "jobs_option", "json_option", "print_json", "progress_bar"]
+           "console_err", "executor_options", "jobs_option", "json_option", "print_json"]
 
 
 def json_option(what: str = "the result") -> Any:
@@ -112,19 +110,3 @@ def executor_options(kind: str, scheduler: str | None, jobs: int) -> Any:
     if scheduler and kind != "dask":
         raise UsageError("--scheduler is an address for --executor dask", valid="--executor dask --scheduler ADDR")
     return ExecutorOptions(kind=kind, jobs=jobs, scheduler=scheduler or None)
-
-
-@contextlib.contextmanager
-def progress_bar(label: str) -> Iterator[Callable[[int, int], None]]:
-    """A progress bar on stderr (never on stdout, which carries the data); yields
-    ``advance(done, total)``.  Silent when stderr is not a terminal."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    with Progress(TextColumn(label, markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=console_err, transient=True, disable=not console_err.is_terminal) as bar:
-        task = bar.add_task(label, total=None)
-
-        def advance(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
-
-        yield advance

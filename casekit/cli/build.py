@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
@@ -25,6 +24,7 @@ from casekit.cli.app import (
     print_json,
 )
 from casekit.cli.output import table
+from casekit.cli.progress import Display
 from casekit.errors import UsageError
 
 if TYPE_CHECKING:
@@ -75,18 +75,16 @@ def build(
     files = case_files(paths)
     opts = BuildOptions(build_dir, track, repeats, runner=runner,
                         limits=BuildOptions.solve_limits(timeout, memory_mb))
-    with Progress(TextColumn("{task.description}", style="bold", markup=False), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), TextColumn("{task.fields[last]}", markup=False), console=console_err,
-                  disable=not console_err.is_terminal) as progress:
-        task = progress.add_task(f"build ({track})", total=len(files), last="")
+    with Display(f"build ({track})", console_err, unit="cases") as display:
+        display.start(len(files))
         try:
             with _interrupt_on_sigterm():  # a cancelled job stops its workers and runs as Ctrl-C does
                 outcomes = run_build(
                     paths, opts, jobs, executor=executor_options(executor, scheduler, jobs), prune=prune,
-                    progress=lambda case, stage: progress.update(task, last=f"{case}: {stage}"),
-                    done=lambda o: _done(progress, task, o, len(files)))
+                    progress=lambda case, stage: display.note(f"{case}: {stage}"),
+                    done=lambda o: _done(display, o))
         except KeyboardInterrupt:
-            progress.stop()
+            display.stop()
             console_err.print(f"interrupted: the cases that finished are in {build_dir / track / 'records.jsonl'}; "
                               "run the same command again to resume (finished stages are cached)")
             raise typer.Exit(130) from None
@@ -135,17 +133,14 @@ def _check_usable(paths: list[Path], repeats: int, jobs: int, runner: str, track
         raise UsageError(f"track {track!r} is not usable here: {why}", valid="casekit env check")
 
 
-def _done(progress: Progress, task: TaskID, o: CaseOutcome, total: int) -> None:
-    """A finished case: the progress bar on a terminal; otherwise (a log file, CI) one line on
-    stderr, so a long build shows where it is."""
-    progress.update(task, advance=1, last=f"{o.case_id}: {o.status}")
-    if not console_err.is_terminal:
-        n = int(progress.tasks[0].completed)
-        detail = (f"e_base {o.e_base:.2e}, t_base {o.t_base:.2f} s" if o.status == "built" and o.e_base is not None
-                  and o.t_base is not None else o.reason[:200])
-        status = "cached" if o.fully_cached else o.status
-        console_err.print(f"[{n}/{total}] {o.case_id}: {status}" + (f" ({detail})" if detail else ""),
-                          markup=False, highlight=False, soft_wrap=True)
+def _done(display: Display, o: CaseOutcome, seconds: bool = False) -> None:
+    """A finished case on the progress display (a line of its own when stderr is not a terminal:
+    a log file, CI); ``seconds``: with the time its stages took."""
+    detail = (f"e_base {o.e_base:.2e}, t_base {o.t_base:.2f} s" if o.status == "built" and o.e_base is not None
+              and o.t_base is not None else o.reason[:200])
+    status = "cached" if o.fully_cached else o.status
+    took = f" ({sum(o.stage_seconds.values()):.1f} s)" if seconds else ""
+    display.advance([status], line=f"{o.case_id}: {status}{took}" + (f" ({detail})" if detail else ""))
 
 
 @contextmanager
@@ -317,32 +312,25 @@ def dataset_build(
     ident = TrackIdentity.of(track)
     committed_area = Area(area)
     opts = BuildOptions(build_dir, track, repeats, runner=runner, limits=BuildOptions.solve_limits(timeout, memory_mb))
-    counter = {"n": 0, "total": 0}
-
     def announce(p: object) -> None:
         from casekit.build.shards import Plan
 
         assert isinstance(p, Plan)
-        counter["total"] = len(p.todo)
-        console_err.print(f"shard {p.shard} on {track}: {len(p.cases)} case(s); {p.summary()}", markup=False)
+        display.say(f"shard {p.shard} on {track}: {len(p.cases)} case(s); {p.summary()}")
+        display.start(len(p.todo))
 
-    def finished(o: CaseOutcome) -> None:
-        counter["n"] += 1
-        detail = (f"e_base {o.e_base:.2e}, t_base {o.t_base:.2f} s" if o.status == "built" and o.e_base is not None
-                  and o.t_base is not None else o.reason[:200])
-        console_err.print(f"[{counter['n']}/{counter['total']}] {o.case_id}: {o.status} "
-                          f"({sum(o.stage_seconds.values()):.1f} s)" + (f" {detail}" if detail else ""),
-                          markup=False, highlight=False, soft_wrap=True)
-
-    try:
-        with _interrupt_on_sigterm():
-            result = build_shard(committed_area, sources, spec, opts, jobs,
-                                 executor=executor_options(executor, scheduler, jobs), retry_failed=retry_failed,
-                                 announce=announce, done=finished, track=ident)
-    except KeyboardInterrupt:
-        console_err.print(f"interrupted: the cases that finished are committed in {area / track}; run the same "
-                          "command again to go on", markup=False)
-        raise typer.Exit(130) from None
+    with Display(f"dataset build ({track})", console_err, unit="cases") as display:
+        try:
+            with _interrupt_on_sigterm():
+                result = build_shard(committed_area, sources, spec, opts, jobs,
+                                     executor=executor_options(executor, scheduler, jobs), retry_failed=retry_failed,
+                                     announce=announce, progress=lambda case, stage: display.note(f"{case}: {stage}"),
+                                     done=lambda o: _done(display, o, seconds=True), track=ident)
+        except KeyboardInterrupt:
+            display.stop()
+            console_err.print(f"interrupted: the cases that finished are committed in {area / track}; run the same "
+                              "command again to go on", markup=False)
+            raise typer.Exit(130) from None
     now = TrackIdentity.of(track)  # the solver code as it is after the run
     after = plan(committed_area, sources, spec, now)
     # the whole set's projection counts the other shards' committed entries as done without deriving

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -19,7 +21,9 @@ from casekit.cli.app import (
     print_json,
 )
 from casekit.cli.output import table
+from casekit.cli.progress import Display
 from casekit.errors import UnknownName, UsageError
+from casekit.scoring.gates import STAGES
 
 
 @app.command()
@@ -57,7 +61,7 @@ def evaluate(
 ) -> None:
     """Run each submission isolated (no network, limits, only the agent view visible), check every
     run's artifacts, and apply the staged gates: F-Exec -> F-Acc -> F-Time -> Pass."""
-    from casekit.evaluate.run import EvalOptions
+    from casekit.evaluate.run import EvalOptions, Work
     from casekit.evaluate.run import evaluate as run_evaluate
     from casekit.runner.base import RUNNERS
 
@@ -83,14 +87,21 @@ def evaluate(
     opts = EvalOptions(store, submissions, out, track, system, repeats, jobs, runner=runner, memory_mb=memory_mb,
                        timing=timing, timing_file=timing_file,
                        executor=executor_options(executor, scheduler, jobs), convergence=resolutions)
-    try:
-        verdicts = run_evaluate(opts, progress=lambda v: console_err.print(
-            f"{v['system']} {v['case_id']} attempt {v['attempt']}: {v['stage']}", markup=False, highlight=False),
-            warn=lambda message: console_err.print(message, markup=False, highlight=False))
-    except KeyboardInterrupt:
-        console_err.print(f"interrupted: the verdicts finished so far are in {out / 'verdicts.jsonl'}; run the same "
-                          "command again to resume", markup=False)
-        raise typer.Exit(130) from None
+    with Display("evaluate", console_err, unit="cases", part_unit="attempts", order=STAGE_ORDER) as display:
+        def planned(work: Work) -> None:
+            resumed = f"; {work.resumed} verdict(s) resumed from {out / 'verdicts.jsonl'}" if work.resumed else ""
+            display.say(f"evaluating {work.cases} case(s), {work.attempts} attempt(s) on {track}{resumed}")
+            display.start(work.cases, work.attempts)
+
+        try:
+            verdicts = run_evaluate(opts, planned=planned, warn=display.say,
+                                    done=lambda vs: display.advance([v["stage"] for v in vs], parts=len(vs),
+                                                                    line=case_line(vs)))
+        except KeyboardInterrupt:
+            display.stop()
+            console_err.print(f"interrupted: the verdicts finished so far are in {out / 'verdicts.jsonl'}; run the "
+                              "same command again to resume", markup=False)
+            raise typer.Exit(130) from None
     if as_json:
         print_json(verdicts)
         return
@@ -114,6 +125,26 @@ def verdict_table(verdicts: list[dict]) -> object:  # type: ignore[type-arg]
             f"{ratio:.2f}" if ratio is not None else "", (v["failure"] or {}).get("message", "")[:80]])
     title = f"verdicts ({len(verdicts)})" + (f" of {systems[0]}" if len(systems) == 1 else "")
     return table(title, columns, rows, ids=("system", "case"))
+
+
+#: the stages in the order a progress display counts them: passes first, then the gates in order
+STAGE_ORDER = ("Pass", *(s for s in STAGES if s != "Pass"))
+#: attempts named one by one in a case's progress line; more are counted by stage
+NAMED_ATTEMPTS = 4
+
+
+def case_line(verdicts: list[dict[str, Any]]) -> str:
+    """One case's verdicts for the progress display: ``case: system Pass, other F-Acc`` (the
+    attempt number when a system made several; counts by stage when there are many)."""
+    if not verdicts:
+        return ""
+    several = len({v["system"] for v in verdicts}) < len(verdicts)
+    if len(verdicts) > NAMED_ATTEMPTS:
+        counts = Counter(v["stage"] for v in verdicts)
+        what = ", ".join(f"{counts[s]} {s}" for s in STAGE_ORDER if counts[s])
+    else:
+        what = ", ".join(f"{v['system']}{'#' + str(v['attempt']) if several else ''} {v['stage']}" for v in verdicts)
+    return f"{verdicts[0]['case_id']}: {what}"
 
 
 def _store(cases: Path | None, release: Path | None, track: str, subset: str = ""):  # type: ignore[no-untyped-def]

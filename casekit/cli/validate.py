@@ -6,8 +6,9 @@ from pathlib import Path
 
 import typer
 
-from casekit.cli.app import app, console, jobs_option, json_option, print_json, progress_bar
+from casekit.cli.app import app, console, console_err, jobs_option, json_option, print_json
 from casekit.cli.output import table
+from casekit.cli.progress import Display
 from casekit.errors import UsageError
 
 
@@ -36,8 +37,8 @@ def validate(
 
     if not 0 < gap_min < 1:
         raise UsageError(f"--gap-min {gap_min} is out of range", valid="a number in (0, 1)")
-    with progress_bar("validate") as advance:
-        report = validate_paths(paths, Settings(gap_min=gap_min), jobs=jobs, progress=advance)
+    with Display("validate", console_err, unit="files", transient=True) as display:
+        report = validate_paths(paths, Settings(gap_min=gap_min), jobs=jobs, progress=display.update)
     if as_json:
         print_json({
             "files": report.files, "cases": report.cases, "failed_cases": report.failed_cases(),

@@ -99,6 +99,16 @@ class EvalOptions:
                              "name each system's directory", valid=" ".join(f"--submissions {p}" for p in systems))
 
 
+@dataclass(frozen=True)
+class Work:
+    """What an evaluation runs: case batches and the attempts they hold (every system's), and
+    the verdicts taken from the journal instead (a resume)."""
+
+    cases: int
+    attempts: int
+    resumed: int
+
+
 class LayoutError(Exception):
     """A submission directory that cannot be read as one case's attempts: that case's F-Exec."""
 
@@ -289,10 +299,13 @@ def check_memory(opts: EvalOptions) -> None:
                          valid=f"at most {max(1, have // per_worker)} job(s), or a smaller --memory-mb")
 
 
-def evaluate(opts: EvalOptions, progress: Callable[[dict[str, Any]], None] = lambda v: None,
-             warn: Callable[[str], None] = lambda message: None) -> list[dict[str, Any]]:
+def evaluate(opts: EvalOptions, done: Callable[[list[dict[str, Any]]], None] = lambda verdicts: None,
+             warn: Callable[[str], None] = lambda message: None,
+             planned: Callable[[Work], None] = lambda work: None) -> list[dict[str, Any]]:
     """Evaluate, appending to ``OUT/verdicts.jsonl`` as each case's verdicts arrive; returns every
-    verdict of the journal for this track and these systems."""
+    verdict of the journal for this track and these systems.  ``planned`` hears what is to run
+    before anything runs, ``done`` gets each case's verdicts as they are journaled (for a
+    progress display)."""
     if opts.timing not in TIMING_MODES:
         raise UsageError(f"unknown timing {opts.timing!r}", valid=", ".join(TIMING_MODES))
     if opts.repeats < 1:
@@ -303,7 +316,8 @@ def evaluate(opts: EvalOptions, progress: Callable[[dict[str, Any]], None] = lam
     journal = Journal(opts.out / "verdicts.jsonl")
     ignored: list[str] = []
     rescored: list[str] = []
-    batches, _ = plan(opts, journal, ignored, rescored)
+    batches, resumed = plan(opts, journal, ignored, rescored)
+    planned(Work(len(batches), sum(len(b.attempts) for b in batches), len(resumed)))
     for message in ignored:
         warn(f"ignored: {message}")
     for message in rescored:
@@ -313,8 +327,7 @@ def evaluate(opts: EvalOptions, progress: Callable[[dict[str, Any]], None] = lam
                    opts.out, hide, opts.convergence)
 
     def arrived(_: Any, verdicts: list[dict[str, Any]]) -> None:
-        for v in journal.append(verdicts):
-            progress(v)
+        done(journal.append(verdicts))
 
     executors.make(opts.executor or ExecutorOptions(jobs=opts.jobs)).run(
         score_batch, [(b, ctx) for b in batches], arrived)
