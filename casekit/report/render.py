@@ -114,9 +114,10 @@ def tables(data: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]
         out.append(("Target values (first attempts) -- passed/asked, median relative error", ["kind", *names],
                     [[kind, *(_target(cells.get(s)) for s in names)] for kind, cells in data["targets"].items()]))
     if data["pass_at_k"]:
-        ks = list(next(iter(data["pass_at_k"].values())))
-        out.append(("pass@k over attempts", ["k", *names],
-                    [[k, *(pct(data["pass_at_k"].get(s, {}).get(k)) for s in names)] for k in ks]))
+        # every k any system reached (systems made different numbers of attempts); "-": none that many
+        ks = sorted({int(k) for per in data["pass_at_k"].values() for k in per})
+        out.append(("pass@k over attempts (-: fewer attempts)", ["k", *names],
+                    [[str(k), *(pct(data["pass_at_k"].get(s, {}).get(str(k))) for s in names)] for k in ks]))
     return out
 
 

@@ -226,3 +226,24 @@ def test_clashing_systems_get_distinct_names_and_keep_their_counts(dirs: list[li
     assert len(names) == len(dirs) and len(notes) == 1
     counts = sorted(sum(v["system"] == n for v in rows) for n in names)
     assert counts == sorted(i % 3 + 1 for i in range(len(dirs)))
+
+
+def test_pass_at_k_shows_every_k_any_system_reached(tmp_path: Path) -> None:
+    """The tables took k from the first system: a one-attempt system listed first hid the other's
+    pass@2 (in the text and the HTML; --json had it).  Every k is a row; a system with fewer
+    attempts shows "-" there, not 0 %."""
+    verdicts = [verdict("a_one", 0, "Pass"), verdict("a_one", 1, "F-Acc"),
+                verdict("b_two", 0, "F-Acc"), verdict("b_two", 0, "Pass", attempt=2),
+                verdict("b_two", 1, "F-Exec"), verdict("b_two", 1, "Pass", attempt=2)]
+    data = report_data(verdicts, ["x"])
+    assert data["pass_at_k"] == {"a_one": {"1": 0.5}, "b_two": {"1": 0.0, "2": 1.0}}
+    [(title, header, rows)] = [t for t in tables(data) if t[0].startswith("pass@k")]
+    assert header == ["k", "a_one", "b_two"]
+    assert rows == [["1", "50.0%", "0.0%"], ["2", "-", "100.0%"]]
+    d = _write_eval(tmp_path / "eval", verdicts)
+    r = CliRunner().invoke(app, ["report", str(d), "--html", str(tmp_path / "html")], terminal_width=200)
+    assert r.exit_code == 0, r.output
+    assert re.search(r"\n 2 │ +- │ 100\.0% ", r.stdout), r.stdout
+    page = (tmp_path / "html" / "index.html").read_text()
+    table = page.split(f"<h2>{title}</h2>", 1)[1].split("</table>", 1)[0]
+    assert '<tr><td>2</td><td class="none">-</td><td>100.0%</td></tr>' in table, table
