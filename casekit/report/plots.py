@@ -76,6 +76,10 @@ def pass_by_family(by_system: dict[str, list[dict[str, Any]]]) -> Figure:
     fig, ax = plt.subplots(figsize=(max(6, 0.8 * len(families) + 2), 4))
     width = 0.8 / max(len(by_system), 1)
     x = np.arange(len(families))
+    # values written upright above the bars while a bar is wide enough for "100", else turned (and
+    # then given the headroom of a turned "100" above the top of the axis)
+    bar_inches = ax.get_position().width * fig.get_figwidth() / max(len(families), 1) * width
+    turned = bar_inches < 0.2
     for i, (system, vs) in enumerate(by_system.items()):
         groups = agg.group(vs, "family")
         values = [100 * agg.rates(groups[f]).pass_rate if f in groups else None for f in families]
@@ -85,10 +89,11 @@ def pass_by_family(by_system: dict[str, list[dict[str, Any]]]) -> Figure:
         for bar, v in zip(bars, values, strict=True):
             bar.set_visible(v is not None)  # a family the system has no verdict in: no bar (the tables: "-")
         ax.bar_label(bars, labels=["" if v is None else f"{v:.0f}" for v in values], padding=2, fontsize=7,
-                     rotation=90 if len(by_system) > 3 else 0)
+                     rotation=90 if turned else 0)
     ax.set_xticks(x, families, rotation=35, ha="right", fontsize=8)
     ax.set_ylabel("pass rate [%]")
-    ax.set_ylim(*PERCENT_LIMITS)
+    ax.set_ylim(PERCENT_LIMITS[0], PERCENT_LIMITS[1] + (10.0 if turned else 0.0))
+    ax.set_yticks(range(0, 101, 20))
     ax.set_title("Pass rate by PDE family (first attempts)")
     _legend(ax)
     return fig

@@ -72,3 +72,20 @@ def test_alpha_acc_ticks_are_the_alphas_written_plainly() -> None:
     assert ticks == [f"{a:g}" for a in agg.ALPHA_ACC]
     assert not any("$" in t.get_text() for t in ax.get_xticklabels(minor=True))
     plt.close(fig)
+
+
+@pytest.mark.parametrize("families,systems", [(3, 2), (11, 4)])
+def test_every_bar_value_is_inside_the_axes(families: int, systems: int) -> None:
+    """Upright above wide bars, turned above narrow ones; a full bar's "100" is never cut by the
+    top of the axis."""
+    names = [f"family_{i}" for i in range(families)]
+    vs = [verdict(f"system_{s}", i, "Pass", family=f) for s in range(systems) for i, f in enumerate(names)]
+    fig = plots.pass_by_family.draw(agg.systems(vs))
+    [ax] = fig.axes
+    area = ax.get_window_extent()
+    labels = [t for t in ax.texts if t.get_text()]
+    assert len(labels) == families * systems and {t.get_text() for t in labels} == {"100"}
+    for t in labels:
+        box = t.get_window_extent()
+        assert area.y0 <= box.y0 and box.y1 <= area.y1 - 3, (t.get_rotation(), box, area)  # clear of the frame
+    plt.close(fig)
