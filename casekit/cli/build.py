@@ -93,7 +93,7 @@ def build(
                      "family": o.family, "domain": o.domain, "e_base": o.e_base, "t_base": o.t_base}
                     for o in outcomes])
         raise typer.Exit(0 if all(o.status in ("built", "skipped") for o in outcomes) else 1)
-    rows = []
+    rows: list[list[str | Text]] = []
     for o in outcomes:
         status = "cached" if o.fully_cached else o.status
         colour = {"built": "green", "cached": "cyan", "rejected": "yellow", "failed": "red"}.get(status, "")

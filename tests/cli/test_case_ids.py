@@ -68,7 +68,7 @@ def test_prompt_finds_a_case_by_either_id_on_any_track(held: dict[str, Path], wh
 
 
 def test_a_case_of_a_further_set_is_found_by_its_declared_public_id(held: dict[str, Path]) -> None:
-    store, case_id = find_case(held["dist"], SALTED, "dolfinx")
+    _, case_id = find_case(held["dist"], SALTED, "dolfinx")
     assert case_id == "p_authored_salted"
 
 

@@ -78,4 +78,4 @@ def test_column_widths_keep_ids_natural_whenever_the_others_keep_their_minimum(c
         assert all(w == n for w, (n, i) in zip(widths, cols, strict=True) if i)
         assert sum(w for w in widths if w is not None) <= available
     for w, (n, i) in zip(widths, cols, strict=True):
-        assert w is not None and w <= n or not i
+        assert (w is not None and w <= n) or not i
