@@ -16,9 +16,10 @@ def case_spec_of(case: str, cases: Path | None) -> tuple[str, dict]:
         from casekit.evaluate.store import open_store
 
         store = open_store(cases, "dolfinx")
-        if case not in store.records:
-            raise UsageError(f"no case {case!r} in {cases}")
-        return case, store.records[case]["case_spec"]
+        case_id = store.resolve(case)  # the public id (what agents see) or the descriptive one
+        if case_id is None:
+            raise UsageError(f"no case {case!r} in {cases}", valid="a case's public id (case-<16 hex>) or its id")
+        return case_id, store.records[case_id]["case_spec"]
     from casekit.cli.author import find_case
     from casekit.derive import derive
     from casekit.model.source import load_source

@@ -120,6 +120,21 @@ def test_feedback_in_a_chat_is_the_verdict_alone() -> None:
 
 
 @pytest.mark.dolfinx
+def test_a_built_case_is_named_by_its_public_id_or_its_id(store) -> None:  # type: ignore[no-untyped-def]
+    """``casekit prompt CASE_ID --cases build``: agents' submissions are named by the public id."""
+    from typer.testing import CliRunner
+
+    from casekit.cli import app
+
+    rec = next(iter(store.records.values()))
+    for name in (rec["public_id"], rec["id"]):
+        result = CliRunner().invoke(app, ["prompt", name, "--cases", str(store.root)])
+        assert result.exit_code == 0 and result.output.strip() == render(rec["case_spec"], "dolfinx").strip(), name
+    result = CliRunner().invoke(app, ["prompt", "case-0000000000000000", "--cases", str(store.root)])
+    assert result.exit_code == 2 and "no case 'case-0000000000000000'" in result.output
+
+
+@pytest.mark.dolfinx
 def test_the_dolfinx_guide_snippets_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     text = (REPO / "casekit" / "tracks" / "dolfinx" / "guide.md").read_text()
