@@ -191,9 +191,11 @@ def previous_verdict(verdicts: Iterable[dict[str, Any]], case_id: str, track: st
 
 
 def feedback(case_spec: dict[str, Any], library: str, verdict: dict[str, Any], previous_code: str,
-             attempts: int = 3) -> str:
+             attempts: int = 3, *, in_chat: bool = False) -> str:
     """The prompt of the next attempt: only the previous error value or runtime, the failure
-    category, message and error output -- never thresholds, e_base, t_base or references."""
+    category, message and error output -- never thresholds, e_base, t_base or references.  It
+    stands alone (the previous code and the original task follow the verdict), or, ``in_chat``,
+    is the next turn of a conversation that holds both already: the verdict alone."""
     if verdict["stage"] == "Pass":
         raise CasekitError("the previous attempt passed: there is nothing to feed back")
     ctx = context(case_spec, library)
@@ -207,8 +209,8 @@ def feedback(case_spec: dict[str, Any], library: str, verdict: dict[str, Any], p
         error=f"{verdict['error']:.3e}" if verdict.get("error") is not None else "n/a",
         runtime=f"{(verdict['runtime'].get('max') or verdict['runtime']['median']):.3f}"
         if verdict.get("runtime") else "n/a",
-        where=_where(verdict.get("error_profile") or {}),
-        original=render(case_spec, library, "single"))
+        where=_where(verdict.get("error_profile") or {}), in_chat=in_chat,
+        original="" if in_chat else render(case_spec, library, "single"))
 
 
 def _where(profile: dict[str, Any]) -> list[str]:
