@@ -188,6 +188,7 @@ TOUR = (
           "--model openai/gpt-4o",), {"openai/gpt-4o": "mockllm/model"}),
     Step(("casekit report eval/model_x",)),
     Step(("casekit report eval_a eval_b [--html out]",), {"eval_a": "eval", "eval_b": "eval/model_x"}),
+    Step(("casekit report eval_a --html report.html",), {"eval_a": "eval"}),
     Step(("casekit package build --out dist [--subset authored=DIR]",)),
     Step(("casekit verify dist",)),
     Step(("casekit package build --out dist --name my-bench",)),
