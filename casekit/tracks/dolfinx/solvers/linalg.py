@@ -417,7 +417,12 @@ class Newton:
 
     A reaction-diffusion time step or a Burgers step barely changes the Jacobian: most steps then
     cost back-substitutions only, where each iteration of Newton proper costs an assembly and a
-    factorisation."""
+    factorisation.  Measured (CPU seconds of the solve, Newton refactorising every iteration ->
+    this): the logistic reaction-diffusion reference level L1 of
+    ``reaction_diffusion_no_exact_localized_sink_logistic`` (P2, 179k unknowns, 70 BDF2 steps)
+    312 s, 140 factorisations -> 55 s, 2; its level L2 (317k, 140 steps) 142 s, 2 factorisations;
+    the Burgers calibration of ``burgers_square_v1`` (P2, 66k, 10 steps) 26 s -> 10 s; fields
+    agree to 1e-11."""
 
     def __init__(self, problem: Problem, F: Any, u: fem.Function, bcs: list[Dirichlet], stats: Stats,
                  pin: np.ndarray | None = None) -> None:
