@@ -364,7 +364,9 @@ class CaseBuild:
             entry, cached = self.cache.get_or_put("reference", k, write)
             self._cached("reference", cached)
             return references.load(entry / "reference.npz"), None, references.describe_manufactured()
-        levels = [SolveSettings.from_dict(lv).to_dict() for lv in self.source.reference.levels]  # type: ignore[union-attr]
+        # reference levels are not timed: a nonlinear one keeps its factorised Jacobian (SolveSettings.newton)
+        levels = [SolveSettings.from_dict({**lv, "newton": "modified"}).to_dict()
+                  for lv in self.source.reference.levels]  # type: ignore[union-attr]
         k = key("reference", self.source_key, self.opts.track, self.versions, self.code, levels)
 
         def write_levels(tmp: Path) -> None:

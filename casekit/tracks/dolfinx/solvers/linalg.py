@@ -441,6 +441,9 @@ class Newton:
         self.A: PETSc.Mat | None = None  # the (reduced) system matrix the kept factorisation is of
         self.ksp: PETSc.KSP | None = None  # the kept factorisation
         self.reuse = False  # whether the next iteration tries the kept factorisation first
+        #: whether steps of a kept factorisation are tried at all (SolveSettings.newton): the
+        #: calibration, which is timed, refactorises at every iteration as a standard solver does
+        self.keeps = problem.settings.newton == "modified"
 
     def residual(self) -> tuple[PETSc.Vec, float]:
         """-F(u) on the (reduced) dofs with Dirichlet and pinned rows zeroed, and its norm."""
@@ -512,7 +515,7 @@ class Newton:
                 self.stats.newton_iterations += steps
                 return steps
             start = u.x.array.copy()
-            if self.reuse and kept < cap:
+            if self.reuse and self.keeps and kept < cap:
                 kept += 1
                 if not self.direction(b):
                     self._set(start + self.du.x.array)
