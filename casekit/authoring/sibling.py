@@ -77,10 +77,22 @@ ADAPTED_ATTEMPTS = PLAIN_ATTEMPTS + 2 * len(ADAPTED)
 #:   a logistic reaction's square of a bubble on many parallel lines (T-junction, dumbbell bridge),
 #:   multiplied out, cancels to some 1e-7 of the forcing in double precision in every earlier draw;
 #:   the square's share of the forcing falls with the amplitude, and with it the cancellation
-#:   (u about 0.1 to 0.3: the reaction's quadratic term is still a tenth or more of its linear one).
+#:   (u about 0.1 to 0.3: the reaction's quadratic term is still a tenth or more of its linear one);
+#: * a bubble in every time mode (``mode_bubbles``): a wave's skewed sine modes are nearly
+#:   eigenfunctions of the Laplacian, so the forcing's coefficient of each mode's time function
+#:   printed its shape, and with the initial data and velocity they spanned the answer (the
+#:   'time_coefficients' span within 1e-2 in every earlier draw); a bubble makes every mode's
+#:   coefficient differ from its shape;
+#: * an oscillatory shape (``shape``: five or six half-waves across the box, whatever the record's
+#:   character) and a bubble three times as large: a dumbbell's lobe data are the solution composed
+#:   with a map that is the identity on the circle, so near a lobe the nearest part's datum is
+#:   nearly the solution ('dirichlet_nearest' within 2-4 per cent in every earlier draw of the
+#:   biharmonic dumbbells); a faster shape differs more between a point and its image.
 LATE: tuple[dict[str, Any], ...] = (
     {"bubble": "constant", "bubble_scale": 2.0, "stream_bubble": True, "level_degree": "all"},
     {"bubble": "constant", "bubble_scale": 0.1, "shape_scale": 0.1},
+    {"bubble": "constant", "mode_bubbles": True},
+    {"bubble": "constant", "bubble_scale": 3.0, "shape": {"kind": "trig", "options": {"freq": (5, 6)}}},
 )
 
 #: draws of a sibling before a record is given up: the plain ones, each adapted recipe twice, then
@@ -187,9 +199,9 @@ def recipe(family: Family, char: str, window: tuple[float, float] | None) -> dic
 
 def adapted(rec: Mapping[str, Any], attempt: int) -> dict[str, Any]:
     """The recipe of draw ``attempt``: ``rec`` itself for the plain draws, else overlaid with its
-    entry of :data:`ADAPTED` or :data:`LATE` (always with the record's own periodic pairs).  ``faster``: a
-    trigonometric shape with that many half-waves across the box (the record's own character
-    otherwise)."""
+    entry of :data:`ADAPTED` or :data:`LATE` (always with the record's own periodic pairs).
+    ``faster``: a trigonometric shape with that many half-waves across the box (the record's own
+    character otherwise); ``shape``: that solution spec, whatever the record's character."""
     if attempt < PLAIN_ATTEMPTS:
         return dict(rec)
     if attempt < ADAPTED_ATTEMPTS:
@@ -199,7 +211,10 @@ def adapted(rec: Mapping[str, Any], attempt: int) -> dict[str, Any]:
     else:
         raise ValueError(f"a sibling has draws 0 to {ATTEMPTS - 1}, not {attempt}")
     faster = overlay.pop("faster", None)
+    shape = overlay.pop("shape", None)
     out = merge(rec, {"periodic": "boundary"}, overlay)
+    if shape is not None:  # the leading unknown's shape, in place of the record's character
+        out["solution"] = merge(shape)
     if faster and out.get("solution", {}).get("kind", "trig") == "trig":
         out["solution"] = merge(out.get("solution", {"kind": "trig"}), {"kind": "trig", "options": {"freq": faster}})
     return out
