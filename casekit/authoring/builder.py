@@ -36,6 +36,8 @@ nothing changes):
                   factor, the whole solution is scaled and the bubble keeps its share
 ``mode_bubbles``  every time mode's shape, not only the bubble's mode, carries a bubble of its own
                   (no mode's shape is then nearly an eigenfunction of the Laplacian)
+``steady_bubble`` the bubble's time mode is constant in time (no exponential in each term of a
+                  nonlinear forcing's powers of it)
 ``expanded``      the level set, the stream function's bubble and the printed solution multiplied
                   out, round-off terms dropped (``casekit.expr.hygiene``)
 ``stream_bubble`` velocity/pressure families in 2-D: the stream function carries a bubble on every
@@ -391,6 +393,8 @@ def _solution(family: Family, recipe: dict[str, Any], ctx: BuildContext,
         modes = cat.time_modes(time["factor"], time["rate"])[: recipe.get("modes", cat.MODES)]
         at_end = [abs(float(m.subs(T, time["t_end"]))) for m in modes[1:]]
         carrier = 1 + int(np.argmax(at_end))
+        if recipe.get("steady_bubble"):  # the bubble's mode constant in time
+            modes = tuple(sp.Integer(1) if k == carrier else m for k, m in enumerate(modes))
         shapes = [shaped(cat.scalar(spec["kind"], c, **options)),
                   *(part(bubble) if k == carrier
                     else shaped(num_weight(ctx.rng, 0.4, 0.9) * cat.skewed_product(c, ctx.rng))
