@@ -38,8 +38,6 @@ nothing changes):
                   (no mode's shape is then nearly an eigenfunction of the Laplacian)
 ``steady_bubble`` the bubble's time mode is constant in time (no exponential in each term of a
                   nonlinear forcing's powers of it)
-``expanded``      the level set, the stream function's bubble and the printed solution multiplied
-                  out, round-off terms dropped (``casekit.expr.hygiene``)
 ``stream_bubble`` velocity/pressure families in 2-D: the stream function carries a bubble on every
                   outline (authored cases only up to ``catalogue.STREAM_BUBBLE_DEGREE``: the convective
                   term of Navier-Stokes); a linear family's forcing stays printable
@@ -338,9 +336,6 @@ def _solution(family: Family, recipe: dict[str, Any], ctx: BuildContext,
         cap = recipe.get("level_degree")
         phi = boundary_level_set(ctx.domain, skip=periodic, flat=flux) if cap is None else \
             capped_level_set(ctx.domain, periodic, flux, UNCAPPED if cap == "all" else int(cap))
-    expanded = bool(recipe.get("expanded"))
-    if expanded:
-        phi = _multiplied_out(ctx.domain, phi)
     c = cat.Context(ctx.dim, ctx.domain.bbox(), axes, ctx.rng,
                     depth=lambda p: np.where(ctx.domain.inside(p), ctx.domain.geometry.distance(p), -1.0),
                     level_set=phi)
@@ -363,29 +358,21 @@ def _solution(family: Family, recipe: dict[str, Any], ctx: BuildContext,
     options = {k: _value(v, ctx) for k, v in spec.get("options", {}).items()}
     if spec["kind"] == "trig" and not lead.vector:  # the bubble breaks eigen-ness (catalogue.trig)
         options = {"extra": False, **options}
-
-    def printed(e: sp.Expr) -> str:
-        """The printed solution: multiplied out when the recipe says (a stream function's squared
-        level set differentiated and left as a product cost millions of products to expand in the
-        forcing; expanded once here, its derivatives are sums of monomials)."""
-        return to_text(sp.expand(e) if expanded else e)
     out: dict[str, Any] = {}
     # every solution carries a part that vanishes on the boundary (catalogue.bubble): no fit to the
     # boundary data recovers it
     if lead.vector and len(family.unknowns) > 1 and recipe.get("stream_bubble"):  # velocity and pressure
-        u = _bubbled_divergence_free(spec["kind"], c, part, shaped,
-                                     (lambda e: _multiplied_out(ctx.domain, e)) if expanded else (lambda e: e),
-                                     **options)
-        out[lead.name] = [printed(ui) for ui in u]
+        u = _bubbled_divergence_free(spec["kind"], c, part, shaped, **options)
+        out[lead.name] = [to_text(ui) for ui in u]
         pspec = recipe.get("pressure", {"kind": "trig"})
-        out[family.unknowns[1].name] = printed(cat.scalar(pspec["kind"], c, **pspec.get("options", {})))
+        out[family.unknowns[1].name] = to_text(cat.scalar(pspec["kind"], c, **pspec.get("options", {})))
     elif lead.vector and len(family.unknowns) > 1:  # velocity and pressure
         u = cat.divergence_free(spec["kind"], c, **options)
-        out[lead.name] = [printed(ui) for ui in u]
+        out[lead.name] = [to_text(ui) for ui in u]
         pspec = recipe.get("pressure", {"kind": "trig"})
-        out[family.unknowns[1].name] = printed(cat.scalar(pspec["kind"], c, **pspec.get("options", {})))
+        out[family.unknowns[1].name] = to_text(cat.scalar(pspec["kind"], c, **pspec.get("options", {})))
     elif lead.vector:
-        out[lead.name] = [printed(shaped(ui) + part(bubble)) for ui in cat.vector(spec["kind"], c, **options)]
+        out[lead.name] = [to_text(shaped(ui) + part(bubble)) for ui in cat.vector(spec["kind"], c, **options)]
     elif time is not None:  # modes of their own shapes and time functions (catalogue.time_modes)
         # the first mode has the drawn character; the bubble is a mode of its own, on the time
         # function largest at t_end (so that it matters in the answer); the rest skewed sine products
@@ -401,14 +388,14 @@ def _solution(family: Family, recipe: dict[str, Any], ctx: BuildContext,
                     for k in range(1, len(modes)))]
         if recipe.get("mode_bubbles"):  # every mode's shape off the Laplacian's eigenfunctions
             shapes = [s if k == carrier else s + part("wave") for k, s in enumerate(shapes)]
-        out[lead.name] = printed(sp.Add(*(m * phi for m, phi in zip(shapes, modes, strict=True))))
+        out[lead.name] = to_text(sp.Add(*(m * phi for m, phi in zip(shapes, modes, strict=True))))
     else:
-        out[lead.name] = printed(shaped(cat.scalar(spec["kind"], c, **options)) + part(bubble))
+        out[lead.name] = to_text(shaped(cat.scalar(spec["kind"], c, **options)) + part(bubble))
     return out
 
 
-def _bubbled_divergence_free(kind: str, c: cat.Context, part: Any, shaped: Any = lambda e: e,
-                             potential: Any = lambda e: e, **options: Any) -> tuple[sp.Expr, ...]:
+def _bubbled_divergence_free(kind: str, c: cat.Context, part: Any, shaped: Any = lambda e: e, **options: Any
+                             ) -> tuple[sp.Expr, ...]:
     """A divergence-free velocity whose stream function (2-D) or vector potential (3-D) carries a
     bubble on any outline: ``level_set * bubble`` and its gradient vanish on the boundary, so its
     curl does too (``catalogue.divergence_free`` adds it in 2-D up to ``STREAM_BUBBLE_DEGREE`` only,
@@ -416,24 +403,11 @@ def _bubbled_divergence_free(kind: str, c: cat.Context, part: Any, shaped: Any =
     phi = c.level_set
     if c.dim == 2:
         psi = shaped(cat.scalar(kind, c, **({"extra": False} if kind == "trig" else {}), **options)) + \
-            potential(phi * part("constant"))
+            phi * part("constant")
         return (sp.diff(psi, COORDS[1]), -sp.diff(psi, COORDS[0]))
     a = [shaped(cat.scalar(kind, c, **({"skew": False} if kind == "trig" else {}), **options)) for _ in range(3)]
     a[0] += phi * part("constant")
     return curl(tuple(a))
-
-
-def _multiplied_out(domain: Domain, e: sp.Expr) -> sp.Expr:
-    """``e`` expanded, less the terms that are round-off inside ``domain`` (``casekit.expr.hygiene``):
-    a product of a symmetric outline's float carriers (a gear's flanks, a star's edges) multiplied
-    out leaves, where exact coefficients cancel, terms some 1e-14 of the sum that no agent could
-    transcribe.  What is left vanishes on the outline to that precision, and everything derived
-    from it is exact."""
-    from casekit.derive_noise import print_sampler
-    from casekit.domains.level_set import interior_samples
-    from casekit.expr import hygiene
-
-    return hygiene.clean(sp.expand(e), print_sampler(interior_samples(domain), (0.0,), domain.dim))
 
 
 #: the degree ``level_degree: "all"`` stands for: above any outline's, so every carrier is kept
