@@ -36,11 +36,12 @@ def _released(draw: int) -> Path:
     raise AssertionError(f"no committed sibling of draw {draw}")
 
 
-# one committed sibling of each plain and adapted recipe (draw 6 + k takes ADAPTED[k % 6])
-@pytest.mark.parametrize("draw", [0, 6, 7, 8, 9, 10, 11, 14, 16])
+# one committed sibling of each plain and adapted recipe (draw 6 + k takes ADAPTED[k % 6]) and of
+# the late ones released so far
+@pytest.mark.parametrize("draw", [0, 6, 7, 8, 9, 10, 11, 14, 16, 18, 19, 20, 21, 23])
 def test_released_siblings_are_redrawn_as_they_were(shared_data: Path, draw: int) -> None:
-    """The late draws and the builder keys they brought change no earlier draw: a committed
-    sibling's solution is what its draw still gives."""
+    """The late draws and the builder keys they brought change no earlier draw, and a late draw
+    is redrawn as it was released: a committed sibling's solution is what its draw still gives."""
     committed = yamlio.loads(_released(draw).read_text())
     anchor = committed["provenance"]["anchor"]
     rec = _records(shared_data, {anchor})[anchor]
