@@ -175,7 +175,8 @@ def _enum(s: Any) -> list[str]:
 
 def _list_text(s: dict[str, Any]) -> str:
     lo, hi = s.get("minItems"), s.get("maxItems")
-    count = f"{lo} to {hi}" if lo is not None and hi is not None else f"at least {lo}" if lo is not None else \
+    count = f"exactly {lo}" if lo is not None and lo == hi else \
+        f"{lo} to {hi}" if lo is not None and hi is not None else f"at least {lo}" if lo is not None else \
         f"at most {hi}" if hi is not None else "any number of"
     return f"a list of {count} components"
 

@@ -34,6 +34,23 @@ def test_show_draws_and_writes_meshes(tmp_path: Path) -> None:
     assert "hexahedron" in meshio.read(vtu).cells_dict
 
 
+def test_a_flat_domain_gets_a_flat_picture_without_an_empty_band(tmp_path: Path) -> None:
+    """The dumbbell (twice as wide as tall) was drawn in a square figure: a band of white between the
+    title and the drawing.  The figure follows the domain's aspect, the title sits on the axes."""
+    import matplotlib.image
+
+    png = tmp_path / "d.png"
+    assert runner.invoke(app, ["domain", "show", "dumbbell", "--cells-across", "8", "--png", str(png)]).exit_code == 0
+    image = matplotlib.image.imread(png)[..., :3]
+    white = (image > 0.97).all(axis=(1, 2))
+    longest = run = 0
+    for row in white:
+        run = run + 1 if row else 0
+        longest = max(longest, run)
+    assert image.shape[0] < 0.6 * image.shape[1]
+    assert longest < 0.06 * image.shape[0], f"{longest} empty rows of {image.shape[0]}"
+
+
 def test_bad_parameters_are_one_clear_line(tmp_path: Path) -> None:
     result = runner.invoke(app, ["domain", "show", "star", "--param", "inner_radius=0.9"])
     assert result.exit_code == 1

@@ -134,7 +134,7 @@ INVALID = [
     ("annulus", {"inner_radius": 0.6}, "/inner_radius", "smaller than the outer radius"),
     ("annulus", {"inner_raduis": 0.1}, "/inner_raduis", "unknown field"),
     ("circle", {"radius": -1}, "/radius", "less than or equal to the minimum"),
-    ("circle", {"center": [0, 0, 0]}, "/center", "a list of 2 to 2 components is expected, this one has 3"),
+    ("circle", {"center": [0, 0, 0]}, "/center", "a list of exactly 2 components is expected, this one has 3"),
     ("star", {"points": 2}, "/points", "less than the minimum"),
     ("star", {"points": 5.5}, "/points", "must be an integer, not 5.5"),
     ("gear", {"teeth": 2}, "/teeth", "less than the minimum"),

@@ -1,4 +1,6 @@
-"""Pictures of meshes with their boundary tags coloured and labelled (matplotlib, Agg)."""
+"""Pictures of meshes with their boundary tags coloured and labelled (matplotlib, Agg), for
+``casekit domain show --png``.  Not part of the solver runtime (``casekit.domains`` is): a
+picture's look never changes a build's code key."""
 
 from __future__ import annotations
 
@@ -8,7 +10,6 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
-import numpy as np
 from matplotlib.collections import LineCollection, PolyCollection
 
 from casekit.domains.meshing import MeshData
@@ -17,19 +18,24 @@ from casekit.domains.template import Domain
 COLOURS = plt.get_cmap("tab10").colors  # type: ignore[attr-defined]
 
 
+#: the drawing's width (inches); a 2-D figure's height follows the domain's aspect ratio
+WIDTH = 6.4
+
+
 def draw(domain: Domain, mesh: MeshData, path: Path, title: str | None = None) -> None:
-    fig = plt.figure(figsize=(6.4, 5.6), dpi=110)
-    if mesh.dim == 2:
-        _draw_2d(fig, domain, mesh)
-    else:
-        _draw_3d(fig, domain, mesh)
-    fig.suptitle(title or f"{domain.name}: {mesh.num_cells} {mesh.cell_type} cells", fontsize=10)
+    """The mesh with its tags, titled above its own axes: a flat domain (the dumbbell) gets a
+    figure as flat as it is, with no empty band between the title and the drawing."""
+    b = domain.bbox()
+    aspect = (b[3] - b[2]) / max(b[1] - b[0], 1e-300) if mesh.dim == 2 else 0.875
+    fig = plt.figure(figsize=(WIDTH, min(max(WIDTH * 0.8 * aspect, 2.0), 2.0 * WIDTH)), dpi=110)
+    ax = _draw_2d(fig, domain, mesh) if mesh.dim == 2 else _draw_3d(fig, domain, mesh)
+    ax.set_title(title or f"{domain.name}: {mesh.num_cells} {mesh.cell_type} cells", fontsize=10)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, bbox_inches="tight")
     plt.close(fig)
 
 
-def _draw_2d(fig: plt.Figure, domain: Domain, mesh: MeshData) -> None:
+def _draw_2d(fig: plt.Figure, domain: Domain, mesh: MeshData) -> plt.Axes:
     ax = fig.add_subplot(1, 1, 1)
     cells = mesh.corner_cells()
     polys = mesh.points[cells]
@@ -48,9 +54,10 @@ def _draw_2d(fig: plt.Figure, domain: Domain, mesh: MeshData) -> None:
     ax.set_aspect("equal")
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
     ax.tick_params(labelsize=7)
+    return ax
 
 
-def _draw_3d(fig: plt.Figure, domain: Domain, mesh: MeshData) -> None:
+def _draw_3d(fig: plt.Figure, domain: Domain, mesh: MeshData) -> plt.Axes:
     from mpl_toolkits.mplot3d.art3d import Poly3DCollection
 
     ax = fig.add_subplot(1, 1, 1, projection="3d")
@@ -69,16 +76,5 @@ def _draw_3d(fig: plt.Figure, domain: Domain, mesh: MeshData) -> None:
                for i in range(len(mesh.facets))]
     ax.legend(handles, list(mesh.facets), loc="upper left", fontsize=8, frameon=False)
     ax.tick_params(labelsize=7)
+    return ax
 
-
-def field(ax: plt.Axes, axes: dict[str, np.ndarray], values: np.ndarray, title: str, cmap: str = "viridis") -> None:
-    """A grid field (NaN outside the domain) as an image; 3-D fields show their middle z-slice."""
-    if values.ndim == 3:
-        values = values[values.shape[0] // 2]
-        title += " (middle z slice)"
-    x, y = axes["x"], axes["y"]
-    im = ax.imshow(np.ma.masked_invalid(values), origin="lower", extent=(x[0], x[-1], y[0], y[-1]), cmap=cmap,
-                   aspect="equal")
-    ax.figure.colorbar(im, ax=ax, shrink=0.8)
-    ax.set_title(title, fontsize=9)
-    ax.tick_params(labelsize=7)
