@@ -104,18 +104,6 @@ def test_feedback_prompt_structure() -> None:
     assert "7.500 s" in slow and "too slow" in slow
 
 
-@pytest.mark.dolfinx
-def test_the_dolfinx_guide_snippets_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(tmp_path)
-    text = (REPO / "casekit" / "tracks" / "dolfinx" / "guide.md").read_text()
-    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
-    assert len(blocks) >= 8
-    namespace: dict = {}
-    for i, block in enumerate(blocks):
-        exec(compile(block, f"guide block {i}", "exec"), namespace)  # the guide's own code
-    assert (tmp_path / "solution.npz").exists() and (tmp_path / "meta.json").exists()
-
-
 POISSON_NUMERICS = textwrap.dedent('''
     V = fem.functionspace(mesh, ("Lagrange", 2))
     u, v = ufl.TrialFunction(V), ufl.TestFunction(V)
