@@ -95,14 +95,45 @@ def context(case_spec: dict[str, Any], library: str) -> dict[str, Any]:
         "npz_text": npz, "shape_text": shape, "components": comps,
         "axes_text": ", ".join(f"`{a}` of shape ({n},)" for a, n in axes),
         "packages_text": lib.packages_text(),
-        "guide": guide_path.read_text() if guide_path.exists() else f"(no guide for {lib.title} yet)",
+        "guide": guide_body(guide_path.read_text()) if guide_path.exists() else f"(no guide for {lib.title} yet)",
     }
+
+
+#: the heading level of a guide's sections inside a prompt (under its "## <library> API guide")
+GUIDE_SECTION_LEVEL = 3
+
+
+def guide_body(text: str) -> str:
+    """A track's guide as the prompt shows it, under the prompt's own "## <library> API guide"
+    heading: without the guide's title (it would repeat that heading) and with its sections one
+    level below it.  Lines in fenced code blocks are code, never headings."""
+    lines = text.splitlines()
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    if lines and lines[0].startswith("#"):
+        lines.pop(0)
+        while lines and not lines[0].strip():
+            lines.pop(0)
+    fenced = False
+    heads = []
+    for i, line in enumerate(lines):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        elif not fenced and line.startswith("#"):
+            heads.append(i)
+    if heads:
+        shift = GUIDE_SECTION_LEVEL - min(len(lines[i]) - len(lines[i].lstrip("#")) for i in heads)
+        for i in heads:
+            level = len(lines[i]) - len(lines[i].lstrip("#"))
+            lines[i] = "#" * (level + shift) + lines[i][level:]
+    return "\n".join(lines) + ("\n" if text.endswith("\n") else "")
 
 
 def _summary(spec: dict[str, Any], family: Any, domain_text: str, library: str, bc_lines: list[str]) -> str:
     time = spec["pde"].get("time")
-    parts = [f"Write a {library} program that solves the {family.title.lower()} on {domain_text}"
-             + (f", from t = {time['t0']:g} to t = {time['t_end']:g}" if time else "") + "."]
+    parts = [f"Problem: {family.title} on {domain_text}"
+             + (f", from t = {time['t0']:g} to t = {time['t_end']:g}" if time else "") + ".",
+             f"Write a {library} program that solves it."]
     parts.append("Coefficients: " + _params_text(spec, family))
     parts.append("Boundary conditions: " + "; ".join(bc_lines) + ".")
     g = spec["eval_grid"]
@@ -208,7 +239,14 @@ def feedback(case_spec: dict[str, Any], library: str, verdict: dict[str, Any], p
         runtime=f"{(verdict['runtime'].get('max') or verdict['runtime']['median']):.3f}"
         if verdict.get("runtime") else "n/a",
         where=_where(verdict.get("error_profile") or {}),
-        original=render(case_spec, library, "single"))
+        original=_without_title(render(case_spec, library, "single")))
+
+
+def _without_title(text: str) -> str:
+    """A prompt without its first heading line ("# Task"): the feedback prompt shows it under its own
+    "# The original task"."""
+    head, _, rest = text.partition("\n")
+    return rest.lstrip("\n") if head.startswith("# ") else text
 
 
 def _where(profile: dict[str, Any]) -> list[str]:
