@@ -81,6 +81,7 @@ def context(case_spec: dict[str, Any], library: str) -> dict[str, Any]:
         "targets_file": TARGETS_FILE,
         "ic_keys": sorted(case_spec.get("ic") or {}),
         "grid_text": f"{grid['nx']} x {grid['ny']}" + (f" x {grid['nz']}" if dim == 3 else ""),
+        "grid": grid,
         "family": family, "main": main, "flux_text": family.flux_text, "dim": dim,
         "domain_text": domain.describe(), "boundary_tags": dom["boundary_tags"],
         "library_title": lib.title, "language": lib.language,
