@@ -43,6 +43,9 @@ def evaluate(
     convergence: str = typer.Option(None, "--convergence", help="Self-convergence diagnostic: run each attempt "
                                     "again with case_spec['resolution'] set to each of these cells-across values "
                                     "(e.g. 16,32) and report the observed order; never gates."),
+    prompt_variant: str = typer.Option("standard", "--prompt-variant", help="The prompt variant the submissions "
+                                       "were written from, recorded in every verdict and shown by casekit report: "
+                                       "standard, or thresholds (casekit prompt --state-thresholds)."),
     as_json: bool = typer.Option(False, "--json", help="Print the verdicts as JSON."),
 ) -> None:
     """Run each submission isolated (no network, limits, only the agent view visible), check every
@@ -72,7 +75,8 @@ def evaluate(
     store = _store(cases, release, track, subset)
     opts = EvalOptions(store, submissions, out, track, system, repeats, jobs, runner=runner, memory_mb=memory_mb,
                        timing=timing, timing_file=timing_file,
-                       executor=executor_options(executor, scheduler, jobs), convergence=resolutions)
+                       executor=executor_options(executor, scheduler, jobs), convergence=resolutions,
+                       prompt_variant=prompt_variant)
     try:
         verdicts = run_evaluate(opts, progress=lambda v: console_err.print(
             f"{v['system']} {v['case_id']} attempt {v['attempt']}: {v['stage']}", markup=False, highlight=False),
