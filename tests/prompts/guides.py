@@ -25,8 +25,25 @@ DRIVER = Path(__file__).resolve().parent / "guide_driver.py"
 LINEAR = (1.0, 0.5, -0.25, 0.2)  # 1 + 0.5 x - 0.25 y + 0.2 z
 
 
-def linear(points: np.ndarray) -> np.ndarray:
-    c = LINEAR
+def linear_coefficients(spec: dict[str, Any]) -> tuple[float, ...]:
+    """:data:`LINEAR`, constant along the case's periodic directions (a periodic mesh holds no
+    field that grows along them)."""
+    c = list(LINEAR)
+    for pair in spec["bc"].get("periodic", []):
+        for axis, shift in enumerate(pair["translation"]):
+            if shift:
+                c[axis + 1] = 0.0
+    return tuple(c)
+
+
+def linear_code(spec: dict[str, Any], x: str = "X", y: str = "Y", z: str = "Z") -> str:
+    """The case's linear field as Python source over the names ``x``, ``y``, ``z``."""
+    c = linear_coefficients(spec)
+    return f"{c[0]!r} + {c[1]!r} * {x} + {c[2]!r} * {y} + {c[3]!r} * {z}"
+
+
+def linear(points: np.ndarray, spec: dict[str, Any] | None = None) -> np.ndarray:
+    c = linear_coefficients(spec) if spec is not None else LINEAR
     return c[0] + sum(c[i + 1] * points[:, i] for i in range(points.shape[1]))
 
 

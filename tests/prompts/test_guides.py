@@ -24,12 +24,11 @@ from casekit.domains.template import DOMAINS
 from casekit.evaluate.verdicts import grid_mask
 from casekit.scoring.artifacts import load_solution
 from casekit.tracks import TRACKS
-from tests.prompts.guides import LINEAR, blocks, linear, run_jobs, sections, template_case, templates
+from tests.prompts.guides import blocks, linear, linear_code, run_jobs, sections, template_case, templates
 
 #: cells across the domain's diameter: coarse (the DOLFINx guide's old sampling failed on the
 #: eccentric annulus at this size, with its 64 x 64 grid)
 CELLS_ACROSS = 5
-LINEAR_CODE = f"{LINEAR[0]} + {LINEAR[1]} * X + {LINEAR[2]} * Y + {LINEAR[3]} * Z"
 
 
 def _domain(spec: dict[str, Any]) -> Any:
@@ -53,7 +52,7 @@ def _dolfinx_mesh(spec: dict[str, Any]) -> str:
             "mesh = data.mesh\n"
             "V = fem.functionspace(mesh, ('Lagrange', 2))\n"
             "uh = fem.Function(V)\n"
-            f"uh.interpolate(lambda p: (lambda X, Y, Z: {LINEAR_CODE})(p[0], p[1], p[2]))\n")
+            f"uh.interpolate(lambda p: (lambda X, Y, Z: {linear_code(spec)})(p[0], p[1], p[2]))\n")
 
 
 def _ngsolve_mesh(spec: dict[str, Any]) -> str:
@@ -63,7 +62,7 @@ def _ngsolve_mesh(spec: dict[str, Any]) -> str:
             f"mesh = _case_mesh(case_spec, {CELLS_ACROSS}, 2)\n"
             "fes = ng.H1(mesh, order=2)\n"
             "gfu = ng.GridFunction(fes)\n"
-            f"gfu.Set((lambda X, Y, Z: {LINEAR_CODE})(ng.x, ng.y, ng.z))\n")
+            f"gfu.Set((lambda X, Y, Z: {linear_code(spec)})(ng.x, ng.y, ng.z))\n")
 
 
 def _numpy_nodes(spec: dict[str, Any]) -> str:
@@ -74,17 +73,43 @@ def _numpy_nodes(spec: dict[str, Any]) -> str:
     axes = ", ".join(f"np.linspace({b[2 * i]!r}, {b[2 * i + 1]!r}, n + 1)" for i in range(dim))
     return (f"n = 16\n{names} = {axes}\n"
             f"_nodes = np.meshgrid({names}, indexing='ij')\n"
-            f"u = (lambda X, Y, Z=0.0: {LINEAR_CODE})(*_nodes)\n")
+            f"u = (lambda X, Y, Z=0.0: {linear_code(spec)})(*_nodes)\n")
+
+
+def _firedrake_mesh(spec: dict[str, Any]) -> str:
+    """The case's domain as the Firedrake scaffold meshes it (casekit's gmsh script written as a
+    gmsh 2.2 file: straight-sided cells) and the linear field in CG2."""
+    from casekit.domains.codegen import gmsh_python
+
+    domain = _domain(spec)
+    h = domain.geometry.diameter() / CELLS_ACROSS
+    model = "\n".join(line for line in gmsh_python(domain).splitlines() if "setPeriodic" not in line)
+    z = "_x[2]" if domain.dim == 3 else "0.0"
+    return ("import firedrake as fd\nimport gmsh\nimport ufl\n\n\n"
+            f"def build_gmsh_model(h):\n{model}\n\n\n"
+            "gmsh.initialize()\n"
+            "gmsh.option.setNumber('General.Terminal', 0)\n"
+            f"build_gmsh_model({h!r})\n"
+            "gmsh.option.setNumber('Mesh.MshFileVersion', 2.2)\n"
+            "gmsh.write('domain.msh')\n"
+            "gmsh.finalize()\n"
+            "_mesh = fd.Mesh('domain.msh')\n"
+            "_x = ufl.SpatialCoordinate(_mesh)\n"
+            "uh = fd.Function(fd.FunctionSpace(_mesh, 'CG', 2))\n"
+            f"uh.interpolate({linear_code(spec, '_x[0]', '_x[1]', z)})\n")
 
 
 #: per track: the guide's sections that hold domain-independent idioms (in order), the section
-#: after which the mesh and field are made, and how (test-side code: the field to sample)
-IDIOMS: dict[str, tuple[tuple[str, ...], str, Any]] = {
-    "dolfinx": (("Imports", "Values on the evaluation grid", "Writing the artifacts"), "Imports", _dolfinx_mesh),
+#: after which the mesh and field are made ("": before the first), how (test-side code: the
+#: field to sample), and test-side code after them (artifacts the guide does not write itself)
+IDIOMS: dict[str, tuple[tuple[str, ...], str, Any, str]] = {
+    "dolfinx": (("Imports", "Values on the evaluation grid", "Writing the artifacts"), "Imports", _dolfinx_mesh, ""),
     "ngsolve": (("Imports", "Expressions of the case_spec as CoefficientFunctions", "Values on the evaluation grid",
-                 "Writing the artifacts"), "Expressions of the case_spec as CoefficientFunctions", _ngsolve_mesh),
+                 "Writing the artifacts"), "Expressions of the case_spec as CoefficientFunctions", _ngsolve_mesh, ""),
     "numpy": (("Imports", "Expressions of the case_spec as NumPy", "Values on the evaluation grid",
-               "Writing the artifacts"), "Expressions of the case_spec as NumPy", _numpy_nodes),
+               "Writing the artifacts"), "Expressions of the case_spec as NumPy", _numpy_nodes, ""),
+    "firedrake": (("Values on the evaluation grid",), "", _firedrake_mesh,
+                  "np.savez('solution.npz', **axes, u=values)\n"),
 }
 
 
@@ -127,17 +152,21 @@ def test_every_block_of_the_guide_runs_in_order(name: str, tmp_path: Path) -> No
 @cache
 def _sampled(name: str, work: Path) -> dict[str, dict[str, Any]]:
     """The guide's idioms on every template the track claims, in one interpreter."""
-    wanted, after, make = IDIOMS[name]
+    wanted, after, make, epilogue = IDIOMS[name]
     by_section = sections(_guide(name))
     jobs = []
     for template in templates(TRACKS.get(name)):
         spec = {**template_case(template), "output": {"format": "npz", "field": "u"}}  # sampled: a scalar
         code: list[tuple[str, str]] = []
+        if not after:
+            code.append((f"(test) the {template} mesh and a linear field", make(spec)))
         for section in wanted:
             assert section in by_section, f"the {name} guide has no section {section!r} with code"
             code += [(f"{name} guide: {section}", c) for c in by_section[section]]
             if section == after:
                 code.append((f"(test) the {template} mesh and a linear field", make(spec)))
+        if epilogue:
+            code.append(("(test) the artifacts", epilogue))
         jobs.append({"name": template, "case_spec": spec, "blocks": code})
     path = _runtime_path(name, work) if name == "ngsolve" else ""
     return run_jobs(TRACKS.get(name), jobs, work, path)
@@ -156,7 +185,7 @@ def test_the_guides_sampling_works_on_every_template_it_claims(name: str, templa
     u = load_solution(out, spec, mask)["u"]  # the evaluator's checks: axes, shape, finite inside
     from casekit.grid import Grid
 
-    exact = linear(Grid.from_spec(spec["eval_grid"]).points()).reshape(mask.shape)
+    exact = linear(Grid.from_spec(spec["eval_grid"]).points(), spec).reshape(mask.shape)
     gap = np.abs(u - exact)[mask].max()
     assert gap <= 1e-8 * np.abs(exact[mask]).max(), f"{name} on {template}: sampled values off by {gap:.3e}"
 
