@@ -114,7 +114,7 @@ def dataset(session: nox.Session) -> None:
     tracks = []
     for track in named:
         check = subprocess.run([casekit, "env", "check", track, "--json"], capture_output=True, text=True, check=True)
-        status = json.loads(check.stdout)[0]
+        status = json.loads(check.stdout)["environments"][0]
         if not status["usable"]:
             session.warn(f"track {track} is not usable here, so it is left out: {status['reason']} "
                          f"(casekit env install {track})")

@@ -153,11 +153,44 @@ PRINT_POINTS = 150
 
 def print_sampler(points: Any, times: tuple[float, ...], dim: int) -> Any:
     """The sampler derivation prints a case's expressions against: every ``len // PRINT_POINTS``-th
-    interior point at ``times`` (the validator's ``float_noise`` check measures on the same one).
+    interior point at ``times`` (the validator's ``float_noise`` check measures on the same one) --
+    unless that stride aliases with a structured grid of points and leaves a coordinate with fewer
+    than :data:`MIN_SPREAD` values: then the points at a stride coprime to their number
+    (:func:`spread_indices`).  A tall periodic strip's 15000 points at stride 100 all had x = 0,
+    so printing took sin(2*pi*x) for zero and dropped it from the initial and boundary data.
     Kept here, not in ``casekit.expr`` (solver runtime: an edit there rebuilds every track)."""
+    import numpy as np
+
     from casekit.expr.hygiene import Sampler
 
-    return Sampler(points[::max(1, len(points) // PRINT_POINTS)], tuple(times), dim)
+    pts = np.asarray(points)
+    chosen = pts[::max(1, len(pts) // PRINT_POINTS)]
+    if len(pts) and _spread(chosen) < min(MIN_SPREAD, _spread(pts)):
+        chosen = pts[spread_indices(len(pts), min(PRINT_POINTS, len(pts)))]
+    return Sampler(chosen, tuple(times), dim)
+
+
+#: a print sampler's points take at least this many values in every coordinate (where the case's
+#: points do)
+MIN_SPREAD = 10
+
+
+def _spread(pts: Any) -> int:
+    """The fewest distinct values any coordinate of ``pts`` takes."""
+    import numpy as np
+
+    return min(np.unique(np.round(pts[:, i], 12)).size for i in range(pts.shape[1])) if len(pts) else 0
+
+
+def spread_indices(n: int, k: int) -> Any:
+    """``k`` indices of ``range(n)`` at a stride near the golden ratio of ``n`` and coprime to it:
+    they cover the range evenly without repeating a row or column of a structured grid."""
+    import numpy as np
+
+    step = max(1, round(n * 0.6180339887))
+    while math.gcd(step, n) != 1:
+        step += 1
+    return (np.arange(k) * step) % n
 
 
 _NUMBER = re.compile(r"(?<![A-Za-z_0-9.])(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import statistics
 import tempfile
 from collections.abc import Callable, Generator, Sequence
@@ -222,6 +223,8 @@ def crash_message(result: RunResult) -> str:
         return f"the submission has no usable solve function: {tail}"
     if result.out_of_memory:
         return f"killed: out of memory (the run's limit covers its processes and scratch files): {tail}"
+    if result.exit_code == 128 + signal.SIGXCPU:
+        return f"killed: the run used up its CPU-time limit (SIGXCPU): {tail}"
     if result.exit_code is not None and result.exit_code > 128:
         return f"killed by signal {result.exit_code - 128} (limits: memory, CPU time, files): {tail}"
     return f"exit status {result.exit_code}: {tail}"

@@ -18,7 +18,9 @@ import hashlib
 import hmac
 import os
 import re
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 from casekit.errors import UsageError
 
@@ -32,6 +34,29 @@ _READ: set[Path] = set()
 def public_id(descriptive: str, salt: bytes | None = None) -> str:
     key = salt if salt else b"casekit-public-id"
     return "case-" + hmac.new(key, descriptive.encode(), hashlib.sha256).hexdigest()[:16]
+
+
+def resolve(name: str, cases: Mapping[str, Mapping[str, Any]]) -> str | None:
+    """The descriptive id of the case that ``name`` names among ``cases`` (descriptive id -> its
+    record or source), or None: ``name`` is a descriptive id or a public id -- the one the case
+    declares (``public_id``), else the unsalted one.  Every command that takes a case resolves it
+    here, so a name that works for one (``evaluate``'s submission directories) works for all."""
+    if name in cases:
+        return name
+    if PUBLIC_ID.fullmatch(name):
+        for cid, case in cases.items():
+            if (case.get("public_id") or public_id(cid)) == name:
+                return cid
+    return None
+
+
+def no_such_case(name: str, known: Iterable[str], where: str) -> UsageError:
+    """The error for a case name that resolves to nothing in ``where``, with the closest ids."""
+    from casekit.suggest import close_matches
+
+    close = close_matches(name, sorted(set(known)))
+    return UsageError(f"no case {name!r} in {where}" + (f"; did you mean {' or '.join(close)}?" if close else ""),
+                      valid="a descriptive case id or its public id (case-<16 hex>)")
 
 
 def read_salt(path: Path | None = None) -> bytes | None:

@@ -11,7 +11,6 @@ from casekit import yamlio
 from casekit.build.pipeline import BuildOptions
 from casekit.build.run import build
 from casekit.evaluate.store import open_store
-from casekit.runner.limits import Limits
 from tests.helpers import build_source
 
 REPO = Path(__file__).resolve().parent.parent
@@ -83,7 +82,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
         path.parent.mkdir(parents=True)
         path.write_text(yamlio.dumps(src))
         paths.append(path)
-    outcomes = build(paths, BuildOptions(root / "build", "dolfinx", repeats=1, limits=Limits(timeout_sec=300)))
+    outcomes = build(paths, BuildOptions(root / "build", "dolfinx", repeats=1,
+                                         limits=BuildOptions.solve_limits(300, 4096)))
     assert all(o.status == "built" for o in outcomes), [o.reason for o in outcomes]
     return root
 

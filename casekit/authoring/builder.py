@@ -20,15 +20,24 @@ A family's ``authoring`` defaults and the settings of each chosen axis level are
 ``bubble``        modulation of the part that vanishes on the boundary (``catalogue.bubble``):
                   ``wave`` (default; ``linear`` for vector unknowns), ``linear`` or ``constant``
 
-Keys only siblings' adapted draws set (``casekit.authoring.sibling.ADAPTED``; absent, nothing changes):
+Keys only siblings' adapted and late draws set (``casekit.authoring.sibling.ADAPTED``, ``LATE``; absent,
+nothing changes):
 
 ``periodic``      ``boundary``: every periodic pair the given boundary declares is periodic in the
                   solution (authored cases use the domain's first pair only); where no part is left
                   for a bubble to vanish on, its mode gets a periodic skewed product instead
 ``bubble_scale``  factor on the bubble (a larger share of the answer no boundary fit recovers)
-``level_degree``  the largest total degree of the bubble's level set (its curved carriers first):
+``level_degree``  the largest total degree of the bubble's level set (its curved carriers first;
+                  ``all``: every carrier, whatever the degree):
                   lower than ``casekit.domains.level_set.MAX_DEGREE`` keeps the nonlinear and
                   fourth-order forcings of many-sided outlines printable
+``shape_scale``   factor on the parts that do not vanish on the boundary (the drawn shape and the
+                  other time modes, a stream function's shape); with ``bubble_scale`` the same
+                  factor, the whole solution is scaled and the bubble keeps its share
+``mode_bubbles``  every time mode's shape, not only the bubble's mode, carries a bubble of its own
+                  (no mode's shape is then nearly an eigenfunction of the Laplacian)
+``steady_bubble`` the bubble's time mode is constant in time (no exponential in each term of a
+                  nonlinear forcing's powers of it)
 ``stream_bubble`` velocity/pressure families in 2-D: the stream function carries a bubble on every
                   outline (authored cases only up to ``catalogue.STREAM_BUBBLE_DEGREE``: the convective
                   term of Navier-Stokes); a linear family's forcing stays printable
@@ -47,7 +56,7 @@ import sympy as sp
 from casekit.authoring import catalogue as cat
 from casekit.domains import Domain, resolve
 from casekit.domains.level_set import FLAT, ZERO, EndCondition, boundary_level_set, box_level_set
-from casekit.errors import CasekitError
+from casekit.errors import CasekitError, UnknownName
 from casekit.expr import COORDS, T, exact, parse, to_text
 from casekit.families import FAMILIES, Family
 from casekit.families.calculus import curl
@@ -103,11 +112,11 @@ def design_levels(family: Family, given: Mapping[str, str]) -> dict[str, str]:
     axes = {a.name: a for a in family.axes}
     for name, level in given.items():
         if name not in axes:
-            raise CasekitError(f"family {family.name!r} has no design axis {name!r}",
-                               valid=", ".join(axes) or "(none)")
+            raise UnknownName(f"family {family.name!r} has no design axis {name!r}",
+                              valid=", ".join(axes) or "(none)")
         if level not in axes[name].levels:
-            raise CasekitError(f"axis {name!r} of family {family.name!r} has no level {level!r}",
-                               valid=", ".join(axes[name].levels))
+            raise UnknownName(f"axis {name!r} of family {family.name!r} has no level {level!r}",
+                              valid=", ".join(axes[name].levels))
     return {a.name: given.get(a.name, next(iter(a.levels))) for a in family.axes}
 
 
@@ -324,12 +333,18 @@ def _solution(family: Family, recipe: dict[str, Any], ctx: BuildContext,
     if phi is None:
         dirichlet = set(ctx.domain.tags()) if boundary is None else _dirichlet_tags(boundary)
         flux = set(ctx.domain.tags()) - dirichlet - periodic
-        phi = boundary_level_set(ctx.domain, skip=periodic, flat=flux) if "level_degree" not in recipe else \
-            capped_level_set(ctx.domain, periodic, flux, int(recipe["level_degree"]))
+        cap = recipe.get("level_degree")
+        phi = boundary_level_set(ctx.domain, skip=periodic, flat=flux) if cap is None else \
+            capped_level_set(ctx.domain, periodic, flux, UNCAPPED if cap == "all" else int(cap))
     c = cat.Context(ctx.dim, ctx.domain.bbox(), axes, ctx.rng,
                     depth=lambda p: np.where(ctx.domain.inside(p), ctx.domain.geometry.distance(p), -1.0),
                     level_set=phi)
     scale = recipe.get("bubble_scale")
+    shape_scale = recipe.get("shape_scale")
+
+    def shaped(e: sp.Expr) -> sp.Expr:
+        """A part that does not vanish on the boundary, scaled when the recipe says."""
+        return e if shape_scale is None else cat.num(float(shape_scale), 2) * e
     unbounded = recipe.get("periodic") == "boundary" and phi == 1  # no part left for a bubble to vanish on
 
     def part(modulation: str) -> sp.Expr:
@@ -347,7 +362,7 @@ def _solution(family: Family, recipe: dict[str, Any], ctx: BuildContext,
     # every solution carries a part that vanishes on the boundary (catalogue.bubble): no fit to the
     # boundary data recovers it
     if lead.vector and len(family.unknowns) > 1 and recipe.get("stream_bubble"):  # velocity and pressure
-        u = _bubbled_divergence_free(spec["kind"], c, part, **options)
+        u = _bubbled_divergence_free(spec["kind"], c, part, shaped, **options)
         out[lead.name] = [to_text(ui) for ui in u]
         pspec = recipe.get("pressure", {"kind": "trig"})
         out[family.unknowns[1].name] = to_text(cat.scalar(pspec["kind"], c, **pspec.get("options", {})))
@@ -357,7 +372,7 @@ def _solution(family: Family, recipe: dict[str, Any], ctx: BuildContext,
         pspec = recipe.get("pressure", {"kind": "trig"})
         out[family.unknowns[1].name] = to_text(cat.scalar(pspec["kind"], c, **pspec.get("options", {})))
     elif lead.vector:
-        out[lead.name] = [to_text(ui + part(bubble)) for ui in cat.vector(spec["kind"], c, **options)]
+        out[lead.name] = [to_text(shaped(ui) + part(bubble)) for ui in cat.vector(spec["kind"], c, **options)]
     elif time is not None:  # modes of their own shapes and time functions (catalogue.time_modes)
         # the first mode has the drawn character; the bubble is a mode of its own, on the time
         # function largest at t_end (so that it matters in the answer); the rest skewed sine products
@@ -365,27 +380,38 @@ def _solution(family: Family, recipe: dict[str, Any], ctx: BuildContext,
         modes = cat.time_modes(time["factor"], time["rate"])[: recipe.get("modes", cat.MODES)]
         at_end = [abs(float(m.subs(T, time["t_end"]))) for m in modes[1:]]
         carrier = 1 + int(np.argmax(at_end))
-        shapes = [cat.scalar(spec["kind"], c, **options),
+        if recipe.get("steady_bubble"):  # the bubble's mode constant in time
+            modes = tuple(sp.Integer(1) if k == carrier else m for k, m in enumerate(modes))
+        shapes = [shaped(cat.scalar(spec["kind"], c, **options)),
                   *(part(bubble) if k == carrier
-                    else num_weight(ctx.rng, 0.4, 0.9) * cat.skewed_product(c, ctx.rng) for k in range(1, len(modes)))]
+                    else shaped(num_weight(ctx.rng, 0.4, 0.9) * cat.skewed_product(c, ctx.rng))
+                    for k in range(1, len(modes)))]
+        if recipe.get("mode_bubbles"):  # every mode's shape off the Laplacian's eigenfunctions
+            shapes = [s if k == carrier else s + part("wave") for k, s in enumerate(shapes)]
         out[lead.name] = to_text(sp.Add(*(m * phi for m, phi in zip(shapes, modes, strict=True))))
     else:
-        out[lead.name] = to_text(cat.scalar(spec["kind"], c, **options) + part(bubble))
+        out[lead.name] = to_text(shaped(cat.scalar(spec["kind"], c, **options)) + part(bubble))
     return out
 
 
-def _bubbled_divergence_free(kind: str, c: cat.Context, part: Any, **options: Any) -> tuple[sp.Expr, ...]:
+def _bubbled_divergence_free(kind: str, c: cat.Context, part: Any, shaped: Any = lambda e: e, **options: Any
+                             ) -> tuple[sp.Expr, ...]:
     """A divergence-free velocity whose stream function (2-D) or vector potential (3-D) carries a
     bubble on any outline: ``level_set * bubble`` and its gradient vanish on the boundary, so its
     curl does too (``catalogue.divergence_free`` adds it in 2-D up to ``STREAM_BUBBLE_DEGREE`` only,
     and not in 3-D: without it the forcing's terms, fitted to the boundary data, give the velocity)."""
     phi = c.level_set
     if c.dim == 2:
-        psi = cat.scalar(kind, c, **({"extra": False} if kind == "trig" else {}), **options) + phi * part("constant")
+        psi = shaped(cat.scalar(kind, c, **({"extra": False} if kind == "trig" else {}), **options)) + \
+            phi * part("constant")
         return (sp.diff(psi, COORDS[1]), -sp.diff(psi, COORDS[0]))
-    a = [cat.scalar(kind, c, **({"skew": False} if kind == "trig" else {}), **options) for _ in range(3)]
+    a = [shaped(cat.scalar(kind, c, **({"skew": False} if kind == "trig" else {}), **options)) for _ in range(3)]
     a[0] += phi * part("constant")
     return curl(tuple(a))
+
+
+#: the degree ``level_degree: "all"`` stands for: above any outline's, so every carrier is kept
+UNCAPPED = 1 << 16
 
 
 def capped_level_set(domain: Domain, skip: set[str], flat: set[str], max_degree: int) -> sp.Expr:

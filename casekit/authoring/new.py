@@ -33,10 +33,12 @@ class NewCase:
 def make_case(family: str, domain: str, levels: dict[str, str], seed: int, salt: bytes | None = None,
               targets: tuple[str, ...] = ()) -> NewCase:
     """Build and validate; a draw that fails validation is retried with the next seeds."""
+    from casekit.domains import DOMAINS
     from casekit.validate import check_source
 
     rejected: list[tuple[int, list[Problem]]] = []
     fam = FAMILIES.get(family)
+    DOMAINS.get(domain)  # an unknown name is refused as itself, before anything is drawn on it
     levels = design_levels(fam, levels)
     _targets_apply(fam, domain, targets)
     base_id = None

@@ -59,8 +59,54 @@ ADAPTED: tuple[dict[str, Any], ...] = (
     {"bubble": "constant", "stream_bubble": True, "modes": 3, "faster": (3, 4)},
 )
 
-#: draws of a sibling before a record is given up: the plain ones, then each adapted recipe twice
-ATTEMPTS = PLAIN_ATTEMPTS + 2 * len(ADAPTED)
+#: the draws of the plain and adapted recipes: siblings released from them stay what they are, so
+#: these draws never change either
+ADAPTED_ATTEMPTS = PLAIN_ATTEMPTS + 2 * len(ADAPTED)
+
+#: late draws, after the adapted ones: draw ``ADAPTED_ATTEMPTS + k`` takes ``LATE[k]`` (once each).
+#: Each answers a way every earlier draw failed on the PDEAgent-Bench records left without a
+#: sibling (``casekit.authoring.builder`` documents the keys).  Append only: an entry changed or
+#: moved would change the siblings released from it.
+#:
+#: * a bubble on *every* carrier (``level_degree: all``), unmodulated: on outlines above the level
+#:   set's degree cap (a gear, a star, four or five holes) the capped bubble does not vanish on
+#:   every part, and with its monomials among the forcing's terms a fit to the boundary data read
+#:   it back ('forcing_terms' within 1e-2 to 1e-15 in every earlier draw); a linear family's
+#:   forcing of the full product stays printable;
+#: * the whole solution a tenth as large (bubble and shapes alike, so the bubble's share is kept):
+#:   a logistic reaction's square of a bubble on many parallel lines (T-junction, dumbbell bridge),
+#:   multiplied out, cancels to some 1e-7 of the forcing in double precision in every earlier draw;
+#:   the square's share of the forcing falls with the amplitude, and with it the cancellation
+#:   (u about 0.1 to 0.3: the reaction's quadratic term is still a tenth or more of its linear one);
+#: * a bubble in every time mode (``mode_bubbles``): a wave's skewed sine modes are nearly
+#:   eigenfunctions of the Laplacian, so the forcing's coefficient of each mode's time function
+#:   printed its shape, and with the initial data and velocity they spanned the answer (the
+#:   'time_coefficients' span within 1e-2 in every earlier draw); a bubble makes every mode's
+#:   coefficient differ from its shape;
+#: * an oscillatory shape (``shape``: five or six half-waves across the box, whatever the record's
+#:   character) and a bubble three times as large: a dumbbell's lobe data are the solution composed
+#:   with a map that is the identity on the circle, so near a lobe the nearest part's datum is
+#:   nearly the solution ('dirichlet_nearest' within 2-4 per cent in every earlier draw of the
+#:   biharmonic dumbbells); a faster shape differs more between a point and its image;
+#: * two modes, the bubble's constant in time (``steady_bubble``) and the other a quadratic
+#:   polynomial (``shape``): the cubic reaction of a bubble on an annulus' two circles printed 4000
+#:   to 5100 tokens, each term of the bubble's cube carrying its mode's exponential (9 of its 19
+#:   tokens) and each of the cross terms the two atoms of a sine shape; without them it prints
+#:   (the third mode's cross terms gone too); then once more with a cubic shape (a second draw of
+#:   that recipe: the first came within 0.043 of the forcing's span on one eccentric annulus, and
+#:   cancelled to 2.6e-8 on another).
+LATE: tuple[dict[str, Any], ...] = (
+    {"bubble": "constant", "bubble_scale": 2.0, "stream_bubble": True, "level_degree": "all"},
+    {"bubble": "constant", "bubble_scale": 0.1, "shape_scale": 0.1},
+    {"bubble": "constant", "mode_bubbles": True},
+    {"bubble": "constant", "bubble_scale": 3.0, "shape": {"kind": "trig", "options": {"freq": (5, 6)}}},
+    {"bubble": "constant", "modes": 2, "steady_bubble": True, "shape": {"kind": "poly", "options": {"degree": 2}}},
+    {"bubble": "constant", "modes": 2, "steady_bubble": True, "shape": {"kind": "poly", "options": {"degree": 3}}},
+)
+
+#: draws of a sibling before a record is given up: the plain ones, each adapted recipe twice, then
+#: each late recipe once
+ATTEMPTS = ADAPTED_ATTEMPTS + len(LATE)
 
 #: the key of sibling seeds: public (anyone can redo a sibling from the record's id)
 SIBLING_KEY = b"casekit-sibling"
@@ -162,14 +208,22 @@ def recipe(family: Family, char: str, window: tuple[float, float] | None) -> dic
 
 def adapted(rec: Mapping[str, Any], attempt: int) -> dict[str, Any]:
     """The recipe of draw ``attempt``: ``rec`` itself for the plain draws, else overlaid with its
-    entry of :data:`ADAPTED` (always with the record's own periodic pairs).  ``faster``: a
-    trigonometric shape with that many half-waves across the box (the record's own character
-    otherwise)."""
+    entry of :data:`ADAPTED` or :data:`LATE` (always with the record's own periodic pairs).
+    ``faster``: a trigonometric shape with that many half-waves across the box (the record's own
+    character otherwise); ``shape``: that solution spec, whatever the record's character."""
     if attempt < PLAIN_ATTEMPTS:
         return dict(rec)
-    overlay = dict(ADAPTED[(attempt - PLAIN_ATTEMPTS) % len(ADAPTED)])
+    if attempt < ADAPTED_ATTEMPTS:
+        overlay = dict(ADAPTED[(attempt - PLAIN_ATTEMPTS) % len(ADAPTED)])
+    elif attempt < ATTEMPTS:
+        overlay = dict(LATE[attempt - ADAPTED_ATTEMPTS])
+    else:
+        raise ValueError(f"a sibling has draws 0 to {ATTEMPTS - 1}, not {attempt}")
     faster = overlay.pop("faster", None)
+    shape = overlay.pop("shape", None)
     out = merge(rec, {"periodic": "boundary"}, overlay)
+    if shape is not None:  # the leading unknown's shape, in place of the record's character
+        out["solution"] = merge(shape)
     if faster and out.get("solution", {}).get("kind", "trig") == "trig":
         out["solution"] = merge(out.get("solution", {"kind": "trig"}), {"kind": "trig", "options": {"freq": faster}})
     return out

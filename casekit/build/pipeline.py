@@ -70,8 +70,22 @@ class BuildOptions:
     #: PDEAgent-Bench ran out of 4 GiB in MUMPS): casekit.build.run.build sets it from the machine
     reference_memory_mb: int | None = None
 
+    @staticmethod
+    def solve_limits(cpu_seconds: float, memory_mb: int) -> Limits:
+        """The limits of a build's solves (casekit's own solvers, not a submission's): bounded by
+        CPU time, which a busy machine does not stretch, so a loaded build refuses the same solves
+        as a quiet one (a reference level that took 160 s timed out at a wall limit of 600 s on a
+        machine four times oversubscribed); the wall clock is a backstop :data:`WALL_BACKSTOP`
+        times longer, so a solve that hangs without using the CPU still ends."""
+        cpu = max(1, math.ceil(cpu_seconds))
+        return Limits(timeout_sec=WALL_BACKSTOP * cpu, cpu_sec=cpu, memory_mb=memory_mb)
+
     def reference_limits(self) -> Limits:
         return dataclasses.replace(self.limits, memory_mb=max(self.limits.memory_mb, self.reference_memory_mb or 0))
+
+
+#: a build solve's wall-clock limit over its CPU-time limit (:meth:`BuildOptions.solve_limits`)
+WALL_BACKSTOP = 8.0
 
 
 @dataclass
@@ -350,7 +364,9 @@ class CaseBuild:
             entry, cached = self.cache.get_or_put("reference", k, write)
             self._cached("reference", cached)
             return references.load(entry / "reference.npz"), None, references.describe_manufactured()
-        levels = [SolveSettings.from_dict(lv).to_dict() for lv in self.source.reference.levels]  # type: ignore[union-attr]
+        # reference levels are not timed: a nonlinear one keeps its factorised Jacobian (SolveSettings.newton)
+        levels = [SolveSettings.from_dict({**lv, "newton": "modified"}).to_dict()
+                  for lv in self.source.reference.levels]  # type: ignore[union-attr]
         k = key("reference", self.source_key, self.opts.track, self.versions, self.code, levels)
 
         def write_levels(tmp: Path) -> None:

@@ -397,8 +397,9 @@ class Plan:
 def plan(area: Area, sources: list[Source], spec: ShardSpec, track: TrackIdentity,
          retry_failed: bool = False, keyed: bool = True) -> Plan:
     """The shard's cases, done (a committed entry of the case's current key) or to build.
-    ``keyed=False`` counts any committed entry as done without deriving a key: an estimate, for
-    projections only (deriving every source of a dataset takes minutes)."""
+    ``keyed=False`` counts a committed entry of the current solver code and library versions as
+    done without deriving its source's key: an estimate, for projections only (deriving every
+    source of a dataset takes minutes)."""
     return _plan(area, spec.name, spec.select(sources, track.name), track, retry_failed, keyed)
 
 
@@ -411,7 +412,11 @@ def _plan(area: Area, name: str, cases: list[Source], track: TrackIdentity, retr
         entry = area.read(track.name, s)
         if entry is not None:
             p.entries[s.id] = entry
-        done = (entry is not None and (not keyed or entry["key"] == track.key(s)) and entry["status"] in DONE
+        # unkeyed (an estimate): the source is taken as unchanged, but the solver code and library
+        # versions are compared -- after a solver edit nothing of the old code counts as done
+        current = (entry["key"] == track.key(s) if keyed else
+                   entry.get("code") == track.code and entry.get("versions") == track.versions) if entry else False
+        done = (entry is not None and current and entry["status"] in DONE
                 and not (retry_failed and entry["status"] == "failed")
                 and not (entry["status"] == "rejected" and entry.get("rules", 1) != REJECTION_RULES))
         (p.done if done else p.todo).append(s)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from casekit.cli.app import console, print_json
+from casekit.cli.app import console, json_option, print_json
 from casekit.cli.build import AREA_HELP, dataset_app
 from casekit.errors import UsageError
 
@@ -19,7 +19,7 @@ def dataset_answerable(
     write: Path | None = typer.Option(None, "--write", metavar="FILE",
                                       help="Add them to this replace file (casekit import --replace FILE); what it "
                                       "lists already stays."),
-    as_json: bool = typer.Option(False, "--json", help="Print {record id: reason} as JSON."),
+    as_json: bool = json_option("{record id: reason}"),
 ) -> None:
     """The cases that a committed build rejects as answerable without solving (an inverter
     passes, a target is guessed, the reference lies near a span of visible fields, after the

@@ -7,41 +7,33 @@ here at the root group, so every way of invoking the app (console script, tests)
 
 from __future__ import annotations
 
-import contextlib
-import sys
-from collections.abc import Callable, Iterator
+import dataclasses
 from typing import Any
 
 import typer
-from rich.console import Console
 from rich.text import Text
 from typer.core import TyperGroup
 
-from casekit.errors import CasekitError, UsageError
+from casekit.cli.output import Output, console, console_err, print_json
+from casekit.errors import CasekitError, UnknownName, UsageError
+from casekit.suggest import did_you_mean
+
+#: the consoles and the JSON printer live in casekit.cli.output; importable from here as before
+__all__ = ["APP_SETTINGS", "EXECUTOR_HELP", "SCHEDULER_HELP", "Output", "app", "command_group", "console",
+           "console_err", "executor_options", "jobs_option", "json_option", "print_json"]
 
 
-#: markup is off everywhere: messages quote untrusted text (case sources, submissions' output), which
-#: must print as written and can never break the output; styles are given as Text styles
-def _width(stream: Any) -> int | None:
-    """The terminal's width, or no limit when the output is piped or redirected (tables are then
-    printed whole, for scripts to read, instead of cut to 80 columns)."""
-    try:
-        return None if stream.isatty() else 100_000
-    except (AttributeError, ValueError):
-        return 100_000
+def json_option(what: str = "the result") -> Any:
+    """``--json`` of every listing and result command (one definition): ``what`` as one JSON
+    document on stdout, every other line on stderr (:class:`~casekit.cli.output.Output`)."""
+    return typer.Option(False, "--json", help=f"Print {what} as one JSON document on stdout (progress and notes "
+                        "go to stderr).")
 
 
-console = Console(highlight=False, soft_wrap=True, markup=False, width=_width(sys.stdout))
-console_err = Console(stderr=True, highlight=False, soft_wrap=True, markup=False, width=_width(sys.stderr))
-
-
-def print_json(data: Any) -> None:
-    """Machine-readable output (``--json``): one JSON document on stdout, nothing else there."""
-    from casekit.jsonio import dumps
-
-    text = dumps(data, indent=2)
-    sys.stdout.write(text if text.endswith("\n") else text + "\n")
-    sys.stdout.flush()
+def jobs_option(default: int, what: str) -> Any:
+    """``--jobs``/``-j`` of every command that runs work in parallel (one definition, one
+    validator: at least 1, else a usage error, exit status 2)."""
+    return typer.Option(default, "--jobs", "-j", min=1, help=what)
 
 
 class _Root(TyperGroup):
@@ -50,10 +42,25 @@ class _Root(TyperGroup):
             return super().invoke(ctx)
         except CasekitError as exc:
             # the message may quote untrusted text: printed as text, never as markup
-            console_err.print(Text.assemble(("error:", "red"), " ", str(exc)), highlight=False)
+            problem = exc.as_problem()
+            if isinstance(exc, UnknownName):  # a mistyped name: the close ones first
+                problem = dataclasses.replace(problem, message=problem.message + did_you_mean(exc.message, exc.valid))
+            console_err.print(Text.assemble(("error:", "red"), " ", problem.render()), highlight=False)
             for p in exc.problems[1:]:
                 console_err.print(f"       {p.render()}", highlight=False, markup=False)
             ctx.exit(2 if isinstance(exc, UsageError) else 1)
+
+
+#: how every Typer app of the command line is configured (the root and each command group): plain
+#: click help -- a flag reads as a plain flag (``--force``; Typer's rich help gives every option a
+#: type, ``--force <bool>``, as if it took a value), help text is printed as written (rich markup
+#: would swallow "[s]" in "runtime [s]"), errors are one plain line
+APP_SETTINGS: dict[str, Any] = {"rich_markup_mode": None, "pretty_exceptions_enable": False}
+
+
+def command_group(help: str) -> typer.Typer:
+    """A group of commands (``casekit env ...``), configured as the root is."""
+    return typer.Typer(help=help, no_args_is_help=True, **APP_SETTINGS)
 
 
 app = typer.Typer(
@@ -64,9 +71,8 @@ app = typer.Typer(
         "finite-element solvers for PDEs."
     ),
     no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode="rich",
+    add_completion=True,  # --install-completion / --show-completion for bash, zsh, fish, PowerShell
+    **APP_SETTINGS,
 )
 
 
@@ -104,19 +110,3 @@ def executor_options(kind: str, scheduler: str | None, jobs: int) -> Any:
     if scheduler and kind != "dask":
         raise UsageError("--scheduler is an address for --executor dask", valid="--executor dask --scheduler ADDR")
     return ExecutorOptions(kind=kind, jobs=jobs, scheduler=scheduler or None)
-
-
-@contextlib.contextmanager
-def progress_bar(label: str) -> Iterator[Callable[[int, int], None]]:
-    """A progress bar on stderr (never on stdout, which carries the data); yields
-    ``advance(done, total)``.  Silent when stderr is not a terminal."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    with Progress(TextColumn(label, markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=console_err, transient=True, disable=not console_err.is_terminal) as bar:
-        task = bar.add_task(label, total=None)
-
-        def advance(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
-
-        yield advance

@@ -9,11 +9,10 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from casekit.cli.app import app, console, console_err, print_json
+from casekit.cli.app import Output, app, command_group, console, console_err, json_option, print_json
 from casekit.errors import CasekitError, UsageError
 
-family_app = typer.Typer(help="The PDE families: unknowns, parameters, BC kinds, design axes.",
-                         no_args_is_help=True)
+family_app = command_group("The PDE families: unknowns, parameters, BC kinds, design axes.")
 app.add_typer(family_app, name="family")
 
 
@@ -28,7 +27,7 @@ def _pairs(values: list[str], what: str) -> dict[str, str]:
 
 
 @family_app.command("list")
-def family_list(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+def family_list(as_json: bool = json_option("the listing")) -> None:
     """List the registered families."""
     from casekit.families import FAMILIES
 
@@ -60,7 +59,7 @@ def _family_dict(f: object) -> dict:
 
 @family_app.command("show")
 def family_show(name: str = typer.Argument(..., help="Family name."),
-                as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+                as_json: bool = json_option("the listing")) -> None:
     """Show a family: equation, parameters, outputs and design axes with their levels."""
     from casekit.families import FAMILIES
 
@@ -91,7 +90,7 @@ def sample(
     salt_file: Path = typer.Option(None, "--salt-file", help="A secret salt (default: $CASEKIT_SALT_FILE) that keys "
                                    "the random draws and the public id, so a private split cannot be regenerated "
                                    "from casekit's code; without one, cases are public by construction."),
-    as_json: bool = typer.Option(False, "--json", help="Print the design points and coverage as JSON."),
+    as_json: bool = json_option("the design points and coverage"),
 ) -> None:
     """Draw seeded design points that cover the family's axis levels; report the coverage."""
     from casekit.authoring.design import coverage
@@ -162,36 +161,54 @@ def new(
     targets: str = typer.Option("", "--targets", help="Target values to ask for beside the field, comma-separated "
                                 "kinds: mean, boundary_flux, point, max (casekit.targets); the case then lists only "
                                 "the tracks that compute them."),
+    as_json: bool = json_option("the case written: its path, ids and seed"),
 ) -> None:
     """Write a complete, valid case source for a design point under cases/<family>/."""
     from casekit.authoring.new import make_case, write_case
-    from casekit.ids import read_salt
+    from casekit.ids import public_id, read_salt
 
     kinds = tuple(k.strip() for k in targets.split(",") if k.strip())
     new_case = make_case(family, domain, _pairs(axis, "--axis"), seed, read_salt(salt_file), targets=kinds)
     path = write_case(new_case, out, force=force)
-    console.print(f"wrote {path} (id {new_case.id}, seed {new_case.seed}"
-                  + (f", {len(new_case.rejected)} draw(s) rejected by validation" if new_case.rejected else "")
-                  + ")")
-    console.print(f"next: casekit validate {path}  |  casekit show {path}  |  casekit build {path}")
+    shown = Output(as_json)
+    shown.say(f"wrote {path} (id {new_case.id}, seed {new_case.seed}"
+              + (f", {len(new_case.rejected)} draw(s) rejected by validation" if new_case.rejected else "") + ")")
+    shown.say(f"next: casekit validate {path}  |  casekit show {path}  |  casekit build {path}")
+    shown.result({"path": str(path), "id": new_case.id, "public_id": new_case.source.get("public_id")
+                  or public_id(new_case.id), "family": family, "domain": domain, "seed": new_case.seed,
+                  "rejected_draws": [{"seed": s, "problems": [p.to_dict() for p in ps]}
+                                     for s, ps in new_case.rejected]})
 
 
 def find_case(case: str, cases_dir: Path = Path("cases")) -> Path:
-    """A case source by path, or by id under the cases directory."""
+    """A case source by path, or by its descriptive or public id (:func:`casekit.ids.resolve`)
+    under the cases directory."""
+    from casekit.ids import PUBLIC_ID, no_such_case, resolve
+
     p = Path(case)
     if p.is_file():
         return p
-    if cases_dir.is_dir():
-        hits = sorted(cases_dir.rglob(f"{case}.yaml"))
-        if hits:
-            return hits[0]
-    raise UsageError(f"no case source {case!r} (neither a file nor an id under {cases_dir}/)")
+    files = sorted(cases_dir.rglob("*.yaml")) if cases_dir.is_dir() else []
+    by_id: dict[str, Path] = {}
+    for f in files:  # the file name is the case id (validation checks it)
+        by_id.setdefault(f.stem, f)
+    declared = {}
+    if PUBLIC_ID.fullmatch(case):  # a salted case declares its public id
+        import re
+
+        for cid, f in by_id.items():
+            m = re.search(r"^public_id:\s*['\"]?(case-[0-9a-f]{16})", f.read_text(errors="replace"), re.M)
+            declared[cid] = {"public_id": m.group(1)} if m else {}
+    found = resolve(case, declared or {cid: {} for cid in by_id})
+    if found is not None:
+        return by_id[found]
+    raise no_such_case(case, by_id, f"{cases_dir}/ (neither a file nor a case id there)")
 
 
 @app.command()
 def show(
     case: str = typer.Argument(..., help="A case source file or a case id under cases/."),
-    as_json: bool = typer.Option(False, "--json", help="Print only the case_spec JSON."),
+    as_json: bool = json_option("only the case_spec"),
     png: Path | None = typer.Option(None, "--png", help="Draw the reference field (and the "
                                     "calibration error when built) to this PNG file."),
     build_dir: Path = typer.Option(Path("build"), "--build-dir", help="Where builds are stored."),

@@ -8,11 +8,23 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
-from casekit.cli.app import EXECUTOR_HELP, SCHEDULER_HELP, app, console, console_err, executor_options, print_json
+from casekit.cli.app import (
+    EXECUTOR_HELP,
+    SCHEDULER_HELP,
+    app,
+    command_group,
+    console,
+    console_err,
+    executor_options,
+    jobs_option,
+    json_option,
+    print_json,
+)
+from casekit.cli.output import table
+from casekit.cli.progress import Display
 from casekit.errors import UsageError
 
 if TYPE_CHECKING:
@@ -21,8 +33,10 @@ if TYPE_CHECKING:
 
 # options that `build` and `dataset build` share (one definition each)
 TrackOption = Annotated[str, typer.Option("--track", "-t", help="Track whose solvers calibrate the cases.")]
-JobsOption = Annotated[int, typer.Option("--jobs", "-j", help="Cases built concurrently (timed runs never overlap).")]
-TimeoutOption = Annotated[float, typer.Option("--timeout", help="Wall-clock limit of one solve, seconds.")]
+JOBS_HELP = "Cases built concurrently (timed runs never overlap)."
+TimeoutOption = Annotated[float, typer.Option(
+    "--timeout", help="CPU-time limit of one solve, seconds (the same on a busy machine as on a quiet one); the "
+    "wall clock stops a solve at 8 times that.")]
 MemoryOption = Annotated[int, typer.Option(
     "--memory-mb", help="Memory limit of one solve (processes and scratch); a numerical reference's solves "
     "(casekit's own solver on finer levels) may take up to their share of 70 % of the machine's available memory "
@@ -37,7 +51,7 @@ SchedulerOption = Annotated[str | None, typer.Option("--scheduler", help=SCHEDUL
 def build(
     paths: list[Path] = typer.Argument(None, help="Case sources or directories (default: cases/)."),
     track: TrackOption = "dolfinx",
-    jobs: JobsOption = 1,
+    jobs: int = jobs_option(1, JOBS_HELP),
     build_dir: Path = typer.Option(Path("build"), "--build-dir", help="Where stage outputs and records go."),
     repeats: int = typer.Option(3, "--repeats", help="Timed calibration runs, each from a fresh state (median)."),
     timeout: TimeoutOption = 600.0,
@@ -47,7 +61,7 @@ def build(
     scheduler: SchedulerOption = None,
     prune: bool = typer.Option(False, "--prune", help="Drop the build directory's cases whose source files are "
                                "gone (or now declare another id)."),
-    as_json: bool = typer.Option(False, "--json", help="Print the outcomes as JSON."),
+    as_json: bool = json_option("the outcomes"),
 ) -> None:
     """Derive, validate, mesh, compute references, calibrate (e_base, t_base, thresholds) and
     trial-run each case; rejected cases are listed with their reasons.  The track's records.jsonl
@@ -55,25 +69,22 @@ def build(
     from casekit.build.pipeline import BuildOptions
     from casekit.build.run import build as run_build
     from casekit.build.run import case_files
-    from casekit.runner.limits import Limits
 
     paths = paths or [Path("cases")]
     _check_usable(paths, repeats, jobs, runner, track)
     files = case_files(paths)
     opts = BuildOptions(build_dir, track, repeats, runner=runner,
-                        limits=Limits(timeout_sec=timeout, memory_mb=memory_mb))
-    with Progress(TextColumn("{task.description}", style="bold", markup=False), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), TextColumn("{task.fields[last]}", markup=False), console=console_err,
-                  disable=not console_err.is_terminal) as progress:
-        task = progress.add_task(f"build ({track})", total=len(files), last="")
+                        limits=BuildOptions.solve_limits(timeout, memory_mb))
+    with Display(f"build ({track})", console_err, unit="cases") as display:
+        display.start(len(files))
         try:
             with _interrupt_on_sigterm():  # a cancelled job stops its workers and runs as Ctrl-C does
                 outcomes = run_build(
                     paths, opts, jobs, executor=executor_options(executor, scheduler, jobs), prune=prune,
-                    progress=lambda case, stage: progress.update(task, last=f"{case}: {stage}"),
-                    done=lambda o: _done(progress, task, o, len(files)))
+                    progress=lambda case, stage: display.note(f"{case}: {stage}"),
+                    done=lambda o: _done(display, o))
         except KeyboardInterrupt:
-            progress.stop()
+            display.stop()
             console_err.print(f"interrupted: the cases that finished are in {build_dir / track / 'records.jsonl'}; "
                               "run the same command again to resume (finished stages are cached)")
             raise typer.Exit(130) from None
@@ -82,16 +93,14 @@ def build(
                      "family": o.family, "domain": o.domain, "e_base": o.e_base, "t_base": o.t_base}
                     for o in outcomes])
         raise typer.Exit(0 if all(o.status in ("built", "skipped") for o in outcomes) else 1)
-    table = Table(title=f"casekit build --track {track}", show_edge=False)
-    for col in ("case", "status", "e_base", "t_base [s]", "note"):
-        table.add_column(col)
+    rows: list[list[str | Text]] = []
     for o in outcomes:
         status = "cached" if o.fully_cached else o.status
         colour = {"built": "green", "cached": "cyan", "rejected": "yellow", "failed": "red"}.get(status, "")
-        table.add_row(o.case_id, Text(status, colour or ""),
-                      f"{o.e_base:.2e}" if o.e_base is not None else "",
-                      f"{o.t_base:.3f}" if o.t_base is not None else "", o.reason)
-    console.print(table)
+        rows.append([o.case_id, Text(status, colour or ""), f"{o.e_base:.2e}" if o.e_base is not None else "",
+                     f"{o.t_base:.3f}" if o.t_base is not None else "", o.reason])
+    console.print(table(f"casekit build --track {track}", ("case", "status", "e_base", "t_base [s]", "note"), rows,
+                        ids=("case",)))
     counts: dict[str, int] = {}
     for o in outcomes:
         s = "cached" if o.fully_cached else o.status
@@ -111,8 +120,8 @@ def _check_usable(paths: list[Path], repeats: int, jobs: int, runner: str, track
     for p in paths:
         if not p.exists():
             raise UsageError(f"{p} does not exist")
-    if repeats < 1 or jobs < 1:
-        raise UsageError("--repeats and --jobs must be at least 1")
+    if repeats < 1:
+        raise UsageError("--repeats must be at least 1")
     if runner not in RUNNERS:
         raise UsageError(f"unknown runner {runner!r}", valid=", ".join(RUNNERS.names()))
     usable, reason = RUNNERS.get(runner).available()
@@ -124,17 +133,14 @@ def _check_usable(paths: list[Path], repeats: int, jobs: int, runner: str, track
         raise UsageError(f"track {track!r} is not usable here: {why}", valid="casekit env check")
 
 
-def _done(progress: Progress, task: TaskID, o: CaseOutcome, total: int) -> None:
-    """A finished case: the progress bar on a terminal; otherwise (a log file, CI) one line on
-    stderr, so a long build shows where it is."""
-    progress.update(task, advance=1, last=f"{o.case_id}: {o.status}")
-    if not console_err.is_terminal:
-        n = int(progress.tasks[0].completed)
-        detail = (f"e_base {o.e_base:.2e}, t_base {o.t_base:.2f} s" if o.status == "built" and o.e_base is not None
-                  and o.t_base is not None else o.reason[:200])
-        status = "cached" if o.fully_cached else o.status
-        console_err.print(f"[{n}/{total}] {o.case_id}: {status}" + (f" ({detail})" if detail else ""),
-                          markup=False, highlight=False, soft_wrap=True)
+def _done(display: Display, o: CaseOutcome, seconds: bool = False) -> None:
+    """A finished case on the progress display (a line of its own when stderr is not a terminal:
+    a log file, CI); ``seconds``: with the time its stages took."""
+    detail = (f"e_base {o.e_base:.2e}, t_base {o.t_base:.2f} s" if o.status == "built" and o.e_base is not None
+              and o.t_base is not None else o.reason[:200])
+    status = "cached" if o.fully_cached else o.status
+    took = f" ({sum(o.stage_seconds.values()):.1f} s)" if seconds else ""
+    display.advance([status], line=f"{o.case_id}: {status}{took}" + (f" ({detail})" if detail else ""))
 
 
 @contextmanager
@@ -157,8 +163,8 @@ def _interrupt_on_sigterm() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-dataset_app = typer.Typer(help="A dataset build whose progress lives in the repository: shards, their "
-                          "committed records, packaging from them.", no_args_is_help=True)
+dataset_app = command_group("A dataset build whose progress lives in the repository: shards, their "
+                          "committed records, packaging from them.")
 app.add_typer(dataset_app, name="dataset")
 
 AREA_HELP = "The dataset's committed build area (datasets/<name>/build): the progress, in the repository."
@@ -203,7 +209,7 @@ def dataset_status(
     area: Path = typer.Option(..., "--area", help=AREA_HELP),
     exclude: list[Path] = typer.Option([], "--exclude", help=EXCLUDE_HELP),
     tracks: str = typer.Option("dolfinx", "--tracks", help="Comma-separated tracks (the first is primary)."),
-    as_json: bool = typer.Option(False, "--json", help="Print the status as JSON."),
+    as_json: bool = json_option("the status"),
 ) -> None:
     """Every family (a shard) with its cases done in the repository and to build per track, the
     shards to run (a family projected past 60 minutes as slices) and the machine time: committed
@@ -280,7 +286,7 @@ def dataset_build(
     track: TrackOption = "dolfinx",
     build_dir: Path = typer.Option(Path("build/dataset"), "--build-dir", help="The machine's build directory "
                                    "(stage cache; not committed)."),
-    jobs: JobsOption = 1,
+    jobs: int = jobs_option(1, JOBS_HELP),
     repeats: int = typer.Option(1, "--repeats", help="Timed calibration runs (1: under the paired gate t_base is "
                                 "metadata)."),
     timeout: TimeoutOption = 600.0,
@@ -290,7 +296,7 @@ def dataset_build(
     scheduler: SchedulerOption = None,
     retry_failed: bool = typer.Option(False, "--retry-failed", help="Build again the cases whose committed "
                                       "solve failed (a rejected case stays done)."),
-    as_json: bool = typer.Option(False, "--json", help="Print the shard's outcome as JSON."),
+    as_json: bool = json_option("the shard's outcome"),
 ) -> None:
     """Build one shard: its cases whose committed record key (source, track solver code, library
     versions) matches are done; the rest are built in --build-dir and each one's record (or
@@ -299,41 +305,32 @@ def dataset_build(
     the shard is in the area, 1 otherwise, 130 when interrupted (what finished is kept)."""
     from casekit.build.pipeline import BuildOptions
     from casekit.build.shards import Area, ShardSpec, TrackIdentity, build_shard, plan, status
-    from casekit.runner.limits import Limits
 
     _check_usable(paths, repeats, jobs, runner, track)
     sources = _sources(paths, exclude)
     spec = ShardSpec.parse(shard, (s.family for s in sources))
     ident = TrackIdentity.of(track)
     committed_area = Area(area)
-    opts = BuildOptions(build_dir, track, repeats, runner=runner, limits=Limits(timeout_sec=timeout,
-                                                                                 memory_mb=memory_mb))
-    counter = {"n": 0, "total": 0}
-
+    opts = BuildOptions(build_dir, track, repeats, runner=runner, limits=BuildOptions.solve_limits(timeout, memory_mb))
     def announce(p: object) -> None:
         from casekit.build.shards import Plan
 
         assert isinstance(p, Plan)
-        counter["total"] = len(p.todo)
-        console_err.print(f"shard {p.shard} on {track}: {len(p.cases)} case(s); {p.summary()}", markup=False)
+        display.say(f"shard {p.shard} on {track}: {len(p.cases)} case(s); {p.summary()}")
+        display.start(len(p.todo))
 
-    def finished(o: CaseOutcome) -> None:
-        counter["n"] += 1
-        detail = (f"e_base {o.e_base:.2e}, t_base {o.t_base:.2f} s" if o.status == "built" and o.e_base is not None
-                  and o.t_base is not None else o.reason[:200])
-        console_err.print(f"[{counter['n']}/{counter['total']}] {o.case_id}: {o.status} "
-                          f"({sum(o.stage_seconds.values()):.1f} s)" + (f" {detail}" if detail else ""),
-                          markup=False, highlight=False, soft_wrap=True)
-
-    try:
-        with _interrupt_on_sigterm():
-            result = build_shard(committed_area, sources, spec, opts, jobs,
-                                 executor=executor_options(executor, scheduler, jobs), retry_failed=retry_failed,
-                                 announce=announce, done=finished, track=ident)
-    except KeyboardInterrupt:
-        console_err.print(f"interrupted: the cases that finished are committed in {area / track}; run the same "
-                          "command again to go on", markup=False)
-        raise typer.Exit(130) from None
+    with Display(f"dataset build ({track})", console_err, unit="cases") as display:
+        try:
+            with _interrupt_on_sigterm():
+                result = build_shard(committed_area, sources, spec, opts, jobs,
+                                     executor=executor_options(executor, scheduler, jobs), retry_failed=retry_failed,
+                                     announce=announce, progress=lambda case, stage: display.note(f"{case}: {stage}"),
+                                     done=lambda o: _done(display, o, seconds=True), track=ident)
+        except KeyboardInterrupt:
+            display.stop()
+            console_err.print(f"interrupted: the cases that finished are committed in {area / track}; run the same "
+                              "command again to go on", markup=False)
+            raise typer.Exit(130) from None
     now = TrackIdentity.of(track)  # the solver code as it is after the run
     after = plan(committed_area, sources, spec, now)
     # the whole set's projection counts the other shards' committed entries as done without deriving
@@ -439,7 +436,7 @@ def dataset_materialise(
 def dataset_numbers(
     area: Path = typer.Option(..., "--area", help=AREA_HELP),
     tracks: str = typer.Option("", "--tracks", help="Comma-separated (default: every track of the area)."),
-    as_json: bool = typer.Option(False, "--json", help="Print the numbers as JSON."),
+    as_json: bool = json_option("the numbers"),
 ) -> None:
     """The committed area's numbers beside the paper's (PDEAgent-Bench, arXiv 2605.09636, Appendix F):
     per family and track the cases built and their calibration (e_base median, 95th percentile and

@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from casekit.cli.app import app, console
+from casekit.cli.app import app, console, jobs_option
 from casekit.errors import UsageError
 
 
@@ -15,7 +15,7 @@ from casekit.errors import UsageError
 def demo(
     out: Path = typer.Option(Path("build/demo"), "--out", help="Directory for everything the demo writes "
                              "(under build/, which git ignores)."),
-    jobs: int = typer.Option(2, "--jobs", "-j", help="Concurrent builds and evaluations."),
+    jobs: int = jobs_option(2, "Concurrent builds and evaluations."),
 ) -> None:
     """Run the whole pipeline on a small sample of cases with the local DOLFINx track."""
     from casekit.demo import run

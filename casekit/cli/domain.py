@@ -11,11 +11,10 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from casekit.cli.app import app, console, console_err, print_json
+from casekit.cli.app import app, command_group, console, console_err, json_option, print_json
 from casekit.errors import UsageError
 
-domain_app = typer.Typer(help="The domain templates: parameters, meshes, boundary tags, pictures.",
-                         no_args_is_help=True)
+domain_app = command_group("The domain templates: parameters, meshes, boundary tags, pictures.")
 app.add_typer(domain_app, name="domain")
 
 
@@ -34,7 +33,7 @@ def parse_params(items: list[str]) -> dict:
 
 
 @domain_app.command("list")
-def domain_list(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+def domain_list(as_json: bool = json_option("the listing")) -> None:
     """List the templates with their tags and default parameters."""
     from casekit.domains import DOMAINS, resolve
 
@@ -63,13 +62,14 @@ def domain_show(
     refine: bool = typer.Option(True, "--refine/--no-refine", help="Refine near re-entrant corners."),
     png: Path | None = typer.Option(None, "--png", help="Draw the mesh with its tags to this PNG."),
     out: Path | None = typer.Option(None, "--out", help="Write the mesh (.msh, .xdmf, .vtu, ...)."),
-    as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+    as_json: bool = json_option("the report"),
 ) -> None:
     """Mesh a template and report its description, sizes, tags and mesh quality."""
-    from casekit.domains import resolve
+    from casekit.domains import DOMAINS, resolve
     from casekit.domains.meshing import MeshOptions, generate, quality, write
     from casekit.prompts.boundary_words import boundary_tags
 
+    DOMAINS.get(name)  # an unknown name is refused as itself (resolve places it in a case source)
     domain = resolve(name, parse_params(param), pointer="")
     t0 = time.perf_counter()
     mesh = generate(domain, MeshOptions(cells_across=cells_across, order=order, cell=cell, refine=refine))
@@ -115,7 +115,7 @@ def _report(name: str, domain: Any, mesh: Any, q: Any, elapsed: float) -> None:
 @domain_app.command("gallery")
 def domain_gallery(
     out: Path = typer.Argument(Path("domains"), help="Directory for the pictures and README.md."),
-    cells_across: int = typer.Option(24, "--cells-across"),
+    cells_across: int = typer.Option(24, "--cells-across", help="Target cells across each domain's diameter."),
 ) -> None:
     """Draw every template at its default parameters, with a README.md table."""
     from casekit.domains import DOMAINS, resolve

@@ -2,32 +2,34 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import typer
 from rich.table import Table
 from rich.text import Text
 
-from casekit.cli.app import app, console
+from casekit.cli.app import app, command_group, console, json_option, print_json
 
-env_app = typer.Typer(help="Track environments: check what is usable here, install what is missing.",
-                      no_args_is_help=True)
+env_app = command_group("Track environments: check what is usable here, install what is missing.")
 app.add_typer(env_app, name="env")
 
 
 @env_app.command("check")
 def env_check(
     names: list[str] = typer.Argument(None, help="Environments to check (default: all)."),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    as_json: bool = json_option("the environments' and the runners' status"),
 ) -> None:
-    """Report, per environment, whether it is usable and why not."""
+    """Report, per environment, whether it is usable and why not, and which runners (where
+    submissions run) are usable here."""
     from casekit.envs import ENVIRONMENTS
+    from casekit.runner.base import RUNNERS
 
     envs = [ENVIRONMENTS.get(n) for n in names] if names else [e for _, e in ENVIRONMENTS.items()]
     statuses = [e.check() for e in envs]
+    runners = [(name, *runner.available()) for name, runner in RUNNERS.items()]  # where untrusted code may run
     if as_json:
-        console.print_json(json.dumps([s.__dict__ for s in statuses]))
+        print_json({"environments": [s.__dict__ for s in statuses],
+                    "runners": [{"name": n, "usable": ok, "reason": why} for n, ok, why in runners]})
         return
     table = Table(show_edge=False)
     for col in ("environment", "usable", "details", "reason"):
@@ -36,10 +38,7 @@ def env_check(
         table.add_row(s.name, Text("yes", "green") if s.usable else Text("no", "red"),
                       ", ".join(f"{k}={v}" for k, v in s.details.items()), s.reason)
     console.print(table)
-    from casekit.runner.base import RUNNERS
-
-    for name, runner in RUNNERS.items():  # where untrusted code may run here
-        ok, why = runner.available()
+    for name, ok, why in runners:
         console.print(Text.assemble(f"runner {name}: ", ("usable" if ok else "not usable", "green" if ok else "red"),
                                     f" ({why})"))
 

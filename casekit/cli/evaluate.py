@@ -2,14 +2,28 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import typer
-from rich.table import Table
-from rich.text import Text
 
-from casekit.cli.app import EXECUTOR_HELP, SCHEDULER_HELP, app, console, console_err, executor_options, print_json
-from casekit.errors import UsageError
+from casekit.cli.app import (
+    EXECUTOR_HELP,
+    SCHEDULER_HELP,
+    Output,
+    app,
+    console,
+    console_err,
+    executor_options,
+    jobs_option,
+    json_option,
+    print_json,
+)
+from casekit.cli.output import table
+from casekit.cli.progress import Display
+from casekit.errors import UnknownName, UsageError
+from casekit.scoring.gates import STAGES
 
 
 @app.command()
@@ -30,7 +44,7 @@ def evaluate(
     system: str = typer.Option("", "--system", help="Name of the system that wrote the submissions "
                                "(default: the directory name; only with one --submissions)."),
     repeats: int = typer.Option(3, "--repeats", help="Timed runs per attempt (median); every run is scored."),
-    jobs: int = typer.Option(1, "--jobs", "-j", help="Cases evaluated concurrently."),
+    jobs: int = jobs_option(1, "Cases evaluated concurrently."),
     memory_mb: int = typer.Option(4096, "--memory-mb", help="Memory limit of one run (processes and scratch)."),
     timing: str = typer.Option("paired", "--timing", help="paired: gate on t / t_calibration, the calibration "
                                "solver timed here beside the submissions; build: on the build's t_base; file: on "
@@ -46,19 +60,19 @@ def evaluate(
     prompt_variant: str = typer.Option("standard", "--prompt-variant", help="The prompt variant the submissions "
                                        "were written from, recorded in every verdict and shown by casekit report: "
                                        "standard, or thresholds (casekit prompt --state-thresholds)."),
-    as_json: bool = typer.Option(False, "--json", help="Print the verdicts as JSON."),
+    as_json: bool = json_option("the verdicts"),
 ) -> None:
     """Run each submission isolated (no network, limits, only the agent view visible), check every
     run's artifacts, and apply the staged gates: F-Exec -> F-Acc -> F-Time -> Pass."""
-    from casekit.evaluate.run import EvalOptions
+    from casekit.evaluate.run import EvalOptions, Work
     from casekit.evaluate.run import evaluate as run_evaluate
     from casekit.runner.base import RUNNERS
 
     if (cases is None) == (release is None):
         raise UsageError("name the cases to evaluate against: one of --cases and --release",
                          valid="--cases BUILD_OR_DATASET, or --release releases/<name>/<version>")
-    if repeats < 1 or jobs < 1:
-        raise UsageError("--repeats and --jobs must be at least 1")
+    if repeats < 1:
+        raise UsageError("--repeats must be at least 1")
     resolutions: tuple[int, ...] = ()
     if convergence is not None:
         from casekit.evaluate.convergence import parse_resolutions
@@ -77,30 +91,64 @@ def evaluate(
                        timing=timing, timing_file=timing_file,
                        executor=executor_options(executor, scheduler, jobs), convergence=resolutions,
                        prompt_variant=prompt_variant)
-    try:
-        verdicts = run_evaluate(opts, progress=lambda v: console_err.print(
-            f"{v['system']} {v['case_id']} attempt {v['attempt']}: {v['stage']}", markup=False, highlight=False),
-            warn=lambda message: console_err.print(message, markup=False, highlight=False))
-    except KeyboardInterrupt:
-        console_err.print(f"interrupted: the verdicts finished so far are in {out / 'verdicts.jsonl'}; run the same "
-                          "command again to resume", markup=False)
-        raise typer.Exit(130) from None
+    with Display("evaluate", console_err, unit="cases", part_unit="attempts", order=STAGE_ORDER) as display:
+        def planned(work: Work) -> None:
+            resumed = f"; {work.resumed} verdict(s) resumed from {out / 'verdicts.jsonl'}" if work.resumed else ""
+            display.say(f"evaluating {work.cases} case(s), {work.attempts} attempt(s) on {track}{resumed}")
+            display.start(work.cases, work.attempts)
+
+        try:
+            verdicts = run_evaluate(opts, planned=planned, warn=display.say,
+                                    done=lambda vs: display.advance([v["stage"] for v in vs], parts=len(vs),
+                                                                    line=case_line(vs)))
+        except KeyboardInterrupt:
+            display.stop()
+            console_err.print(f"interrupted: the verdicts finished so far are in {out / 'verdicts.jsonl'}; run the "
+                              "same command again to resume", markup=False)
+            raise typer.Exit(130) from None
     if as_json:
         print_json(verdicts)
         return
-    table = Table(title=f"verdicts ({len(verdicts)})", show_edge=False)
-    for col in ("system", "case", "attempt", "stage", "error", "tau_acc", "runtime [s]", "t/t_cal", "failure"):
-        table.add_column(col)
-    for v in verdicts:
-        ratio = (v.get("timing") or {}).get("ratio")
-        table.add_row(Text(v["system"]), Text(v["case_id"]), str(v["attempt"]), v["stage"],
-                      f"{v['error']:.2e}" if v["error"] is not None else "", f"{v['tau_acc']:.2e}",
-                      f"{v['runtime']['median']:.3f}" if v["runtime"] else "",
-                      f"{ratio:.2f}" if ratio is not None else "",
-                      Text((v["failure"] or {}).get("message", "")[:80]))
-    console.print(table)
+    console.print(verdict_table(verdicts))
     passed = sum(v["passed"] for v in verdicts)
     console.print(f"{passed}/{len(verdicts)} passed; verdicts in {out / 'verdicts.jsonl'}", markup=False)
+
+
+def verdict_table(verdicts: list[dict]) -> object:  # type: ignore[type-arg]
+    """The verdicts as a table whose case ids (and system names) are never cut; one system is
+    named in the title instead of a column."""
+    systems = sorted({v["system"] for v in verdicts})
+    columns = ["system"] * (len(systems) > 1) + ["case", "attempt", "stage", "error", "tau_acc", "runtime [s]",
+                                                  "t/t_cal", "failure"]
+    rows = []
+    for v in verdicts:
+        ratio = (v.get("timing") or {}).get("ratio")
+        rows.append([v["system"]] * (len(systems) > 1) + [
+            v["case_id"], str(v["attempt"]), v["stage"], f"{v['error']:.2e}" if v["error"] is not None else "",
+            f"{v['tau_acc']:.2e}", f"{v['runtime']['median']:.3f}" if v["runtime"] else "",
+            f"{ratio:.2f}" if ratio is not None else "", (v["failure"] or {}).get("message", "")[:80]])
+    title = f"verdicts ({len(verdicts)})" + (f" of {systems[0]}" if len(systems) == 1 else "")
+    return table(title, columns, rows, ids=("system", "case"))
+
+
+#: the stages in the order a progress display counts them: passes first, then the gates in order
+STAGE_ORDER = ("Pass", *(s for s in STAGES if s != "Pass"))
+#: attempts named one by one in a case's progress line; more are counted by stage
+NAMED_ATTEMPTS = 4
+
+
+def case_line(verdicts: list[dict[str, Any]]) -> str:
+    """One case's verdicts for the progress display: ``case: system Pass, other F-Acc`` (the
+    attempt number when a system made several; counts by stage when there are many)."""
+    if not verdicts:
+        return ""
+    several = len({v["system"] for v in verdicts}) < len(verdicts)
+    if len(verdicts) > NAMED_ATTEMPTS:
+        counts = Counter(v["stage"] for v in verdicts)
+        what = ", ".join(f"{counts[s]} {s}" for s in STAGE_ORDER if counts[s])
+    else:
+        what = ", ".join(f"{v['system']}{'#' + str(v['attempt']) if several else ''} {v['stage']}" for v in verdicts)
+    return f"{verdicts[0]['case_id']}: {what}"
 
 
 def _store(cases: Path | None, release: Path | None, track: str, subset: str = ""):  # type: ignore[no-untyped-def]
@@ -130,18 +178,21 @@ def _size(n: int) -> str:
 @app.command("calibrate-timing")
 def calibrate_timing(
     cases: Path = typer.Option(..., "--cases", help="A build directory or a packaged dataset."),
-    track: str = typer.Option("dolfinx", "--track", "-t"),
+    track: str = typer.Option("dolfinx", "--track", "-t", help="The track whose calibration solvers are timed."),
     out: Path = typer.Option(Path("timing.json"), "--out", help="The timing table to write."),
     repeats: int = typer.Option(5, "--repeats", help="Timed runs per case (median)."),
+    as_json: bool = json_option("the timing table"),
 ) -> None:
     """Re-time every case's calibration solver on this machine, for absolute runtime thresholds
     on your hardware (``casekit evaluate --timing file --timing-file OUT``)."""
     from casekit.evaluate.calibrate import calibrate_timing as run
     from casekit.evaluate.store import open_store
 
-    table = run(open_store(cases, track), track, out, repeats=repeats,
+    timed = run(open_store(cases, track), track, out, repeats=repeats,
                 progress=lambda case, t: console_err.print(f"{case}: {t:.3f} s", markup=False))
-    console.print(f"{len(table['cases'])} case(s) timed on this machine; table in {out}", markup=False)
+    shown = Output(as_json)
+    shown.say(f"{len(timed['cases'])} case(s) timed on this machine; table in {out}")
+    shown.result({"out": str(out), **timed})
 
 
 @app.command()
@@ -150,7 +201,8 @@ def baselines(
     out: Path = typer.Option(Path("baselines"), "--out", help="Writes OUT/<kind>/<case_id>/solver.py."),
     kind: list[str] = typer.Option([], "--kind", help="calibration, zero, dirichlet_first, dirichlet_nearest, "
                                    "initial, forcing (default: all)."),
-    track: str = typer.Option("dolfinx", "--track", "-t"),
+    track: str = typer.Option("dolfinx", "--track", "-t", help="The track the submissions are written for."),
+    as_json: bool = json_option("the submission directories written"),
 ) -> None:
     """Write baseline submission directories: the calibration solvers and the trivial cheaters,
     ready for ``casekit evaluate --submissions OUT/<kind>``."""
@@ -159,7 +211,10 @@ def baselines(
 
     for k in kind:
         if k not in KINDS:
-            raise UsageError(f"unknown baseline {k!r}", valid=", ".join(KINDS))
+            raise UnknownName(f"unknown baseline {k!r}", valid=", ".join(KINDS))
     counts = write_baselines(open_store(cases, track), out, tuple(kind) or KINDS, track)
+    shown = Output(as_json)
     for k, n in counts.items():
-        console.print(f"{out / k}: {n} submission(s)", markup=False)
+        shown.say(f"{out / k}: {n} submission(s)")
+    shown.result({"out": str(out), "track": track, "submissions": {k: {"directory": str(out / k), "cases": n}
+                                                                   for k, n in counts.items()}})

@@ -12,7 +12,7 @@ from typing import Any
 import typer
 from rich.table import Table
 
-from casekit.cli.app import app, console
+from casekit.cli.app import Output, app, jobs_option, json_option
 from casekit.errors import CasekitError, UsageError
 from casekit.importers import replacements
 
@@ -28,8 +28,7 @@ def import_cases(
                                 "derives (forcing, boundary and initial data, leak-free); foreign keys go; "
                                 "records that cannot be kept faithfully are listed, not written; every kept "
                                 "case is validated and one with findings is not kept either."),
-    jobs: int = typer.Option(os.cpu_count() or 1, "--jobs", "-j", min=1,
-                             help="Processes that validate the repaired cases."),
+    jobs: int = jobs_option(os.cpu_count() or 1, "Processes that validate the repaired cases."),
     replace: Path | None = typer.Option(None, "--replace", metavar="FILE",
                                         help="Replace file (casekit dataset answerable --write): records that a "
                                         "build found answerable without solving are replaced by siblings like "
@@ -45,6 +44,7 @@ def import_cases(
                                        "or those of --only -- keeping their solutions (a sibling its draw) and "
                                        "everything else: for a change of the importer's settings mapping (the "
                                        "build validates every source again)."),
+    as_json: bool = json_option("the counts of records imported, not convertible and per note class"),
 ) -> None:
     """Convert records into casekit case sources; what cannot be mapped is kept for validation to
     report or listed in OUT/import-report.json, never dropped silently."""
@@ -67,8 +67,9 @@ def import_cases(
         convert = functools.partial(convert, repair=True)
     if not file.is_file():
         raise UsageError(f"{file} does not exist")
+    shown = Output(as_json)
     if settings_only:
-        _settings_only(file, convert, out, only)
+        _settings_only(file, convert, out, only, shown)
         return
     earlier = _earlier_report(out, only) if only else None
     if earlier is None and out.exists() and any(out.rglob("*.yaml")) and not force:
@@ -105,10 +106,10 @@ def import_cases(
                 old.unlink()
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    _summary(file, out, n, failed, notes)
+    _summary(file, out, n, failed, notes, shown)
 
 
-def _settings_only(file: Path, convert: Any, out: Path, only: list[str]) -> None:
+def _settings_only(file: Path, convert: Any, out: Path, only: list[str], shown: Output) -> None:
     from casekit.importers.settings_only import remap
     from casekit.jsonio import write_json
 
@@ -121,9 +122,11 @@ def _settings_only(file: Path, convert: Any, out: Path, only: list[str]) -> None
     changed, same, skipped = remap(file, convert, out, report, set(only) or None)
     write_json(out / "import-report.json", report)
     for why in skipped:
-        console.print(f"skipped {why}", markup=False)
-    console.print(f"settings re-mapped: {len(changed)} source(s) changed, {same} unchanged, {len(skipped)} "
-                  f"skipped; next: casekit validate {out} --summary, or build (it validates)", markup=False)
+        shown.say(f"skipped {why}")
+    shown.say(f"settings re-mapped: {len(changed)} source(s) changed, {same} unchanged, {len(skipped)} "
+              f"skipped; next: casekit validate {out} --summary, or build (it validates)")
+    shown.result({"out": str(out), "report": str(out / "import-report.json"), "settings_only": True,
+                  "changed": len(changed), "unchanged": same, "skipped": list(skipped)})
 
 
 def _earlier_report(out: Path, only: list[str], what: str = "--only") -> list[dict[str, Any]]:
@@ -271,13 +274,15 @@ def _validate_all(sources: list[dict[str, Any]], jobs: int) -> list[list[str]]:
         return list(pool.map(_findings, sources, chunksize=4))
 
 
-def _summary(file: Path, out: Path, n: int, failed: int, notes: Counter[str]) -> None:
+def _summary(file: Path, out: Path, n: int, failed: int, notes: Counter[str], shown: Output) -> None:
     table = Table(title=f"imported {n} record(s) from {file.name}" + (f", {failed} not convertible" if failed else ""),
                   show_edge=False)
     table.add_column("note class")
     table.add_column("count", justify="right")
     for cls, c in sorted(notes.items()):
         table.add_row(cls, str(c))
-    console.print(table)
-    console.print(f"case sources in {out}/<family>/; notes in {out / 'import-report.json'}; next: "
-                  f"casekit validate {out} --summary")
+    shown.console.print(table)
+    shown.say(f"case sources in {out}/<family>/; notes in {out / 'import-report.json'}; next: "
+              f"casekit validate {out} --summary")
+    shown.result({"file": str(file), "out": str(out), "report": str(out / "import-report.json"), "imported": n,
+                  "not_convertible": failed, "notes": dict(sorted(notes.items()))})

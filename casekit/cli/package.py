@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from casekit.cli.app import app, console
+from casekit.cli.app import Output, app, jobs_option, json_option
 
 
 @app.command()
@@ -14,9 +14,11 @@ def package(
     build_dir: Path = typer.Argument(Path("build"), help="The build directory."),
     out: Path = typer.Option(Path("dist"), "--out", help="The dataset directory to write."),
     track: list[str] = typer.Option(["dolfinx"], "--track", "-t", help="Tracks to include (the first is primary)."),
-    name: str = typer.Option("casekit-benchmark", "--name"),
-    version: str = typer.Option("0.1.0", "--version"),
-    license_id: str = typer.Option("cc-by-4.0", "--license"),
+    name: str = typer.Option("casekit-benchmark", "--name", help="The dataset's name (its directory under "
+                             "--releases, its card's and Croissant metadata's title)."),
+    version: str = typer.Option("0.1.0", "--version", help="The dataset's version (semver)."),
+    license_id: str = typer.Option("cc-by-4.0", "--license", help="The dataset's licence (an SPDX-style id, as "
+                                   "Hugging Face cards name it)."),
     date: str | None = typer.Option(None, "--date", help="Publication date (YYYY-MM-DD) for the metadata; "
                                     "left out by default so packaging stays byte-identical."),
     url: str | None = typer.Option(None, "--url", help="Where the dataset is published (its Croissant url)."),
@@ -33,6 +35,7 @@ def package(
     subset: list[str] = typer.Option([], "--subset", help="NAME=BUILD_DIR: a further set of cases (the authored "
                                      "sample: authored=DIR) packaged as its own configurations NAME_agent, NAME and "
                                      "NAME_<track>, on the --track tracks its build directory holds (repeatable)."),
+    as_json: bool = json_option("the cases per track and family and the files written"),
 ) -> None:
     """Package built cases: evaluator JSONL, agent JSONL, prompts, references, schemas, dataset
     card, Croissant metadata and a manifest of checksums (byte-identical for the same build).
@@ -72,24 +75,30 @@ def package(
         subsets[sname] = Path(sdir)
     manifest = run(build_dir, track, out, name=name, version=version, license_id=license_id, date=date, url=url,
                    about=text, previous=previous, allow_removal=allowed, import_report=report, subsets=subsets)
+    shown = Output(as_json)
     for t, families in manifest["counts"].items():
-        console.print(f"{t}: {sum(families.values())} case(s): "
-                      + ", ".join(f"{f} {n}" for f, n in families.items()), markup=False)
-    console.print(f"wrote {out}: {len(manifest['files'])} files, version {version}"
-                  + (f", every case of {previous} kept" if previous is not None and not allowed else
-                     f", {len(allowed)} case(s) of {previous} allowed out" if previous is not None else "")
-                  + f"; check with casekit verify {out}", markup=False)
+        shown.say(f"{t}: {sum(families.values())} case(s): " + ", ".join(f"{f} {n}" for f, n in families.items()))
+    shown.say(f"wrote {out}: {len(manifest['files'])} files, version {version}"
+              + (f", every case of {previous} kept" if previous is not None and not allowed else
+                 f", {len(allowed)} case(s) of {previous} allowed out" if previous is not None else "")
+              + f"; check with casekit verify {out}")
+    shown.result({"out": str(out), "name": name, "version": version, "counts": manifest["counts"],
+                  "files": len(manifest["files"]), "previous": str(previous) if previous is not None else None,
+                  "allowed_removal": sorted(allowed)})
 
 
 @app.command()
-def verify(dist: Path = typer.Argument(..., help="A packaged dataset directory.")) -> None:
+def verify(dist: Path = typer.Argument(..., help="A packaged dataset directory."),
+           as_json: bool = json_option("the problems found")) -> None:
     """Re-check every checksum, schema and cross-reference of a dataset (exit 1 on any mismatch)."""
     from casekit.package.verify import verify as run
 
     problems = run(dist)
+    shown = Output(as_json)
     for p in problems:
-        console.print(p.render(), markup=False)
-    console.print(f"{dist}: " + ("verified" if not problems else f"{len(problems)} problem(s)"))
+        shown.say(p.render())
+    shown.say(f"{dist}: " + ("verified" if not problems else f"{len(problems)} problem(s)"))
+    shown.result({"dataset": str(dist), "verified": not problems, "problems": [p.to_dict() for p in problems]})
     raise typer.Exit(0 if not problems else 1)
 
 
@@ -104,6 +113,7 @@ def release(
                                          "else releases/)."),
     date: str | None = typer.Option(None, "--date", help="The changelog entry's date (default: today)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the bump and the changes; write nothing."),
+    as_json: bool = json_option("the release: version, bump, changes and changelog entry"),
 ) -> None:
     """Cut a release: a new, immutable releases/<name>/<version>/ holding the dataset with its
     version stamped in, a CHANGELOG.md keeping every earlier entry, and a manifest of checksums.
@@ -111,21 +121,24 @@ def release(
     from casekit.package.release import plan
     from casekit.package.release import release as run
 
-    if dry_run:
-        p = plan(dist, previous, version, releases, date)
-        kind = f"{p.diff.level} release after {p.previous}" if p.diff else "first release"
-        console.print(f"would write {p.target} ({kind}; dry run, nothing written)\n", markup=False)
-        console.print(p.entry.rstrip(), markup=False)
-        return
-    p = run(dist, previous, version, releases, date)
-    if p.diff is None:
-        console.print(f"first release {p.version}: {p.n_cases} case(s) in {p.target}; check with casekit verify "
-                      f"{p.target}", markup=False)
-        return
+    shown = Output(as_json)
+    p = plan(dist, previous, version, releases, date) if dry_run else run(dist, previous, version, releases, date)
     d = p.diff
-    console.print(f"{d.level} release {p.version} in {p.target}: {len(d.added)} added, {len(d.changed)} changed, "
+    shown.result({"target": str(p.target), "version": p.version, "previous": p.previous, "dry_run": dry_run,
+                  "level": d.level if d else "first", "cases": p.n_cases,
+                  "added": d.added if d else [], "changed": d.changed if d else {},
+                  "removed": d.removed if d else [], "metadata": d.metadata if d else {},
+                  "tracks": d.tracks if d else [], "entry": p.entry})
+    if dry_run:
+        kind = f"{d.level} release after {p.previous}" if d else "first release"
+        shown.say(f"would write {p.target} ({kind}; dry run, nothing written)\n")
+        shown.say(p.entry.rstrip())
+    elif d is None:
+        shown.say(f"first release {p.version}: {p.n_cases} case(s) in {p.target}; check with casekit verify {p.target}")
+    else:
+        shown.say(f"{d.level} release {p.version} in {p.target}: {len(d.added)} added, {len(d.changed)} changed, "
                   f"{len(d.removed)} removed case(s), {len(d.metadata)} with new metadata"
-                  + (f"; {', '.join(d.tracks)}" if d.tracks else ""), markup=False)
+                  + (f"; {', '.join(d.tracks)}" if d.tracks else ""))
 
 
 @app.command()
@@ -137,7 +150,8 @@ def reproduce(
                                "math type), all, or comma-separated case ids."),
     build_dir: Path = typer.Option(Path("build/reproduce"), "--build-dir", help="Where the rebuild goes "
                                    "(its stage cache makes a rerun resume)."),
-    jobs: int = typer.Option(1, "--jobs", "-j", help="Cases built concurrently."),
+    jobs: int = jobs_option(1, "Cases built concurrently."),
+    as_json: bool = json_option("the cases rebuilt and the problems found"),
 ) -> None:
     """Rebuild a sample of a release's cases from their sources and check that they are the released
     cases: the same agent view, source and thresholds' settings, the same reference (same library
@@ -153,21 +167,27 @@ def reproduce(
     elif sample == "all":
         ids = sorted(records)
     else:
-        ids = sorted(set(filter(None, (s.strip() for s in sample.split(",")))))
-        unknown = [i for i in ids if i not in records]
-        if unknown:
-            raise UsageError(f"not in the release: {', '.join(unknown[:5])}", valid="ids from its cases.jsonl")
+        from casekit.ids import no_such_case, resolve
+
+        names = sorted(set(filter(None, (s.strip() for s in sample.split(",")))))
+        for n in names:
+            if resolve(n, records) is None:
+                raise no_such_case(n, [*records, *(r.get("public_id", "") for r in records.values())], str(release))
+        ids = sorted({str(resolve(n, records)) for n in names})
     found = sources_by_id(sources)
     missing = [i for i in ids if i not in found]
     if missing:
         raise UsageError(f"no case source declares the id(s) {', '.join(missing[:5])}"
                          + (f" and {len(missing) - 5} more" if len(missing) > 5 else ""),
                          valid=f"--sources directories holding them (searched {', '.join(map(str, sources))})")
-    console.print(f"rebuilding {len(ids)} of {len(records)} released case(s) on {track} in {build_dir}")
+    shown = Output(as_json)
+    shown.say(f"rebuilding {len(ids)} of {len(records)} released case(s) on {track} in {build_dir}")
     run_build([found[i] for i in ids], BuildOptions(build_dir, track, repeats=1), jobs)
     problems = compare(release, build_dir, track, ids)
     for p in problems:
-        console.print(p.render(), markup=False)
-    console.print(f"{release}: " + (f"{len(ids)} case(s) reproduced" if not problems
-                                    else f"{len(problems)} problem(s) in {len(ids)} case(s)"))
+        shown.say(p.render())
+    shown.say(f"{release}: " + (f"{len(ids)} case(s) reproduced" if not problems
+                                else f"{len(problems)} problem(s) in {len(ids)} case(s)"))
+    shown.result({"release": str(release), "track": track, "cases": ids, "reproduced": not problems,
+                  "problems": [p.to_dict() for p in problems]})
     raise typer.Exit(0 if not problems else 1)

@@ -6,23 +6,23 @@ from pathlib import Path
 
 import typer
 
-from casekit.cli.app import app, console
+from casekit.cli.app import Output, app, json_option
 from casekit.errors import UsageError
 
 
 def record_of(case: str, cases: Path, library: str = "dolfinx") -> dict:
-    """The built record of ``case`` (descriptive or public id) in a build or dataset."""
-    from casekit.evaluate.store import open_store
+    """The built record of ``case`` (descriptive or public id) in a build or dataset
+    (``library``'s records first, then every other track's)."""
+    from casekit.evaluate.store import find_case as find_built
 
-    store = open_store(cases, library)
-    case_id = store.resolve(case)
-    if case_id is None:
-        raise UsageError(f"no case {case!r} in {cases} for the {library} track")
+    store, case_id = find_built(cases, case, library)
     return store.records[case_id]  # type: ignore[no-any-return]
 
 
 def case_spec_of(case: str, cases: Path | None, library: str = "dolfinx") -> tuple[str, dict]:
-    """(id, case_spec) from a case source file or id, or from a record in a build/dataset."""
+    """(descriptive id, case_spec) of a case named by a source file or by its descriptive or
+    public id: among the case sources, or with ``cases`` in a build or dataset (``library``'s
+    records first, then every other track's)."""
     if cases is not None:
         record = record_of(case, cases, library)
         return record["id"], record["case_spec"]
@@ -53,6 +53,7 @@ def prompt(
                                           "case's accuracy threshold (and its targets') and the runtime rule "
                                           "numerically (off by default, as in the PDEAgent-Bench paper; needs the "
                                           "built record: --cases)."),
+    as_json: bool = json_option("the prompt with its case, library, tier and sha256"),
 ) -> None:
     """Render the prompt of a tier (deterministic: same case and library, same bytes)."""
     from casekit.jsonio import atomic_write_text, iter_jsonl
@@ -80,8 +81,12 @@ def prompt(
             raise UsageError(f"the previous code is not at {path}", valid="--code FILE")
         previous = path.read_text()
     text = render(spec, library, tier, verdict=last, previous_code=previous, thresholds=thresholds)
+    shown = Output(as_json)
     if out is not None:
         atomic_write_text(out, text)
-        console.print(f"wrote {out} (sha256 {prompt_hash(text)[:16]})")
-    else:
-        console.print(text, markup=False, highlight=False, soft_wrap=True)
+        shown.say(f"wrote {out} (sha256 {prompt_hash(text)[:16]})")
+    elif not as_json:
+        shown.say(text)
+    shown.result({"case_id": case_id, "library": library, "tier": tier, "sha256": prompt_hash(text),
+                  "prompt_variant": "thresholds" if thresholds is not None else "standard",
+                  "out": str(out) if out is not None else None, "prompt": text})

@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from casekit.cli.app import app, console, console_err, print_json
+from casekit.cli.app import app, console, console_err, json_option, print_json
 from casekit.errors import UsageError
 
 
@@ -16,8 +16,10 @@ def report(
     verdicts: list[Path] = typer.Argument(..., help="verdicts.jsonl files or evaluation directories holding one "
                                           "(several systems side by side; each file once; a system evaluated on "
                                           "the same track in two files is reported apart, named by its path)."),
-    html: Path | None = typer.Option(None, "--html", help="Write index.html and the PNG figures here."),
-    as_json: bool = typer.Option(False, "--json", help="Print the report's data as JSON."),
+    html: Path | None = typer.Option(None, "--html", help="Write the report as a web page: a path ending in .html "
+                                     "is the page, one file with its figures inlined; any other path is a directory "
+                                     "that gets index.html and the PNG figures."),
+    as_json: bool = json_option("the report's data"),
 ) -> None:
     """Pass rates by track, family, math type and domain with systems side by side (n and Wilson
     95 % intervals); stages and failure categories; threshold sensitivity recomputed from stored
@@ -44,4 +46,5 @@ def report(
             console.print(table)
     if html is not None:
         page = html_page(rows, html, [str(p) for p in files])
-        console_err.print(f"wrote {page} and its figures")
+        console_err.print(f"wrote {page}" + ("" if page == html else " and its figures"),
+                          markup=False)

@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import typer
 from rich.table import Table
 
-from casekit.cli.app import app, console
+from casekit.cli.app import app, command_group, console, json_option, print_json
 
-track_app = typer.Typer(help="Tracks: list them, or write a working skeleton of a new one.", no_args_is_help=True)
+track_app = command_group("Tracks: list them, or write a working skeleton of a new one.")
 app.add_typer(track_app, name="track")
 
 
 @track_app.command("list")
-def track_list(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+def track_list(as_json: bool = json_option("the listing")) -> None:
     """The registered tracks: language, families, domains, submission files."""
     from casekit.tracks import TRACKS
 
@@ -24,7 +23,7 @@ def track_list(as_json: bool = typer.Option(False, "--json", help="Print JSON.")
                                    "domains": list(t.domains) or "all", "submission": list(t.submission_files)}
                                   for n, t in TRACKS.items()]
     if as_json:
-        console.print_json(json.dumps(rows))
+        print_json(rows)
         return
     table = Table(show_edge=False)
     for col in ("track", "library", "language", "families", "domains", "submission"):

@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.table import Table
 
-from casekit.cli.app import app, console, print_json, progress_bar
+from casekit.cli.app import app, console, console_err, jobs_option, json_option, print_json
+from casekit.cli.output import table
+from casekit.cli.progress import Display
 from casekit.errors import UsageError
 
 
@@ -15,11 +16,11 @@ from casekit.errors import UsageError
 def validate(
     paths: list[Path] = typer.Argument(..., help="Case sources (*.yaml), directories of them, "
                                        "or JSONL files of case records.", show_default=False),
-    as_json: bool = typer.Option(False, "--json", help="Print a JSON report for machines."),
+    as_json: bool = json_option("the report"),
     gap_min: float = typer.Option(0.1, "--gap-min", help="Smallest relative L2 gap allowed between "
                                   "an agent-visible expression and the hidden solution."),
     summary_only: bool = typer.Option(False, "--summary", help="Print only the per-check counts."),
-    jobs: int = typer.Option(1, "--jobs", "-j", help="Files checked in parallel processes."),
+    jobs: int = jobs_option(1, "Files checked in parallel processes."),
     span_table: bool = typer.Option(False, "--span", help="Print every case's span residual: the relative L2 "
                                     "distance of its hidden output from the closest small span of agent-visible "
                                     "fields (casekit.validate.span), and that span."),
@@ -36,8 +37,8 @@ def validate(
 
     if not 0 < gap_min < 1:
         raise UsageError(f"--gap-min {gap_min} is out of range", valid="a number in (0, 1)")
-    with progress_bar("validate") as advance:
-        report = validate_paths(paths, Settings(gap_min=gap_min), jobs=max(1, jobs), progress=advance)
+    with Display("validate", console_err, unit="files", transient=True) as display:
+        report = validate_paths(paths, Settings(gap_min=gap_min), jobs=jobs, progress=display.update)
     if as_json:
         print_json({
             "files": report.files, "cases": report.cases, "failed_cases": report.failed_cases(),
@@ -50,13 +51,9 @@ def validate(
             for p in report.problems:
                 console.print(p.render(), soft_wrap=True, markup=False)
         if report.problems:
-            table = Table(title="problems by check", show_edge=False)
-            table.add_column("check")
-            table.add_column("problems", justify="right")
-            table.add_column("cases", justify="right")
-            for check, (n, c) in report.by_check().items():
-                table.add_row(check, str(n), str(c))
-            console.print(table)
+            console.print(table("problems by check", ("check", "problems", "cases"),
+                                [(check, str(n), str(c)) for check, (n, c) in report.by_check().items()],
+                                right=("problems", "cases")))
         _span_report(report, span_table)
         status = "clean" if report.ok else f"{len(report.problems)} problem(s) in {report.failed_cases()} case(s)"
         console.print(f"{report.cases} case(s) in {report.files} file(s): {status}", markup=False)
@@ -72,12 +69,10 @@ def _span_report(report: object, every_case: bool) -> None:
     if not fits:
         return
     if every_case:
-        table = Table(title="span residual per case (closest small span of visible fields)", show_edge=False)
-        for col in ("case", "residual", "span", "led by"):
-            table.add_column(col)
-        for residual, case_id, fit in fits:
-            table.add_row(case_id, f"{residual:.3g}", fit["span"], ", ".join(fit["leading"]))
-        console.print(table)
+        console.print(table("span residual per case (closest small span of visible fields)",
+                            ("case", "residual", "span", "led by"),
+                            [(case_id, f"{residual:.3g}", fit["span"], ", ".join(fit["leading"]))
+                             for residual, case_id, fit in fits], ids=("case",)))
     median = statistics.median(r for r, _, _ in fits)
     console.print(f"span residual over {len(fits)} manufactured case(s): smallest {fits[0][0]:.3g} ({fits[0][1]}), "
                   f"median {median:.3g}", markup=False)

@@ -84,8 +84,33 @@ class EvalOptions:
                                  valid="distinct directory names (the system names)")
             if not any(p.is_dir() for p in Path(d).iterdir()):
                 raise UsageError(f"{d} holds no submissions", valid="DIR/<case id>/solver.py (one directory per case)")
+            self._not_a_parent(Path(d))
             out.append((name, Path(d)))
         return out
+
+    def _not_a_parent(self, d: Path) -> None:
+        """Refuse a directory one level too high -- its entries are systems, not cases -- which
+        would otherwise be scored as one system that submitted nothing."""
+        entries = [p for p in sorted(d.iterdir()) if p.is_dir()]
+        if any(self.store.resolve(p.name) is not None for p in entries):
+            return
+        systems = [p for p in entries if any(q.is_dir() and self.store.resolve(q.name) is not None
+                                             for q in p.iterdir())]
+        if systems:
+            shown = ", ".join(p.name for p in systems[:5]) + (f" and {len(systems) - 5} more" if len(systems) > 5
+                                                              else "")
+            raise UsageError(f"{d} holds no case directories but systems' submissions directories ({shown}): "
+                             "name each system's directory", valid=" ".join(f"--submissions {p}" for p in systems))
+
+
+@dataclass(frozen=True)
+class Work:
+    """What an evaluation runs: case batches and the attempts they hold (every system's), and
+    the verdicts taken from the journal instead (a resume)."""
+
+    cases: int
+    attempts: int
+    resumed: int
 
 
 class LayoutError(Exception):
@@ -291,10 +316,13 @@ def check_memory(opts: EvalOptions) -> None:
                          valid=f"at most {max(1, have // per_worker)} job(s), or a smaller --memory-mb")
 
 
-def evaluate(opts: EvalOptions, progress: Callable[[dict[str, Any]], None] = lambda v: None,
-             warn: Callable[[str], None] = lambda message: None) -> list[dict[str, Any]]:
+def evaluate(opts: EvalOptions, done: Callable[[list[dict[str, Any]]], None] = lambda verdicts: None,
+             warn: Callable[[str], None] = lambda message: None,
+             planned: Callable[[Work], None] = lambda work: None) -> list[dict[str, Any]]:
     """Evaluate, appending to ``OUT/verdicts.jsonl`` as each case's verdicts arrive; returns every
-    verdict of the journal for this track and these systems."""
+    verdict of the journal for this track and these systems.  ``planned`` hears what is to run
+    before anything runs, ``done`` gets each case's verdicts as they are journaled (for a
+    progress display)."""
     if opts.timing not in TIMING_MODES:
         raise UsageError(f"unknown timing {opts.timing!r}", valid=", ".join(TIMING_MODES))
     check_variant(opts.prompt_variant)
@@ -306,7 +334,8 @@ def evaluate(opts: EvalOptions, progress: Callable[[dict[str, Any]], None] = lam
     journal = Journal(opts.out / "verdicts.jsonl")
     ignored: list[str] = []
     rescored: list[str] = []
-    batches, _ = plan(opts, journal, ignored, rescored)
+    batches, resumed = plan(opts, journal, ignored, rescored)
+    planned(Work(len(batches), sum(len(b.attempts) for b in batches), len(resumed)))
     for message in ignored:
         warn(f"ignored: {message}")
     for message in rescored:
@@ -316,8 +345,7 @@ def evaluate(opts: EvalOptions, progress: Callable[[dict[str, Any]], None] = lam
                    opts.out, hide, opts.convergence)
 
     def arrived(_: Any, verdicts: list[dict[str, Any]]) -> None:
-        for v in journal.append(verdicts):
-            progress(v)
+        done(journal.append(verdicts))
 
     executors.make(opts.executor or ExecutorOptions(jobs=opts.jobs)).run(
         score_batch, [(b, ctx) for b in batches], arrived)

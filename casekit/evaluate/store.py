@@ -20,6 +20,7 @@ from typing import Any
 
 from casekit.errors import CasekitError, UsageError
 from casekit.evaluate.references import MANUFACTURED_REFERENCE, Reference
+from casekit.ids import no_such_case, resolve
 from casekit.jsonio import iter_jsonl
 
 
@@ -39,9 +40,7 @@ class CaseStore:
 
     def resolve(self, name: str) -> str | None:
         """The descriptive id of a case named by its public or descriptive id (None if unknown)."""
-        if name in self.records:
-            return name
-        return self.public_ids().get(name)
+        return resolve(name, self.records)
 
     def reference(self, case_id: str) -> Reference:
         """Where the case's reference comes from: its file (in a dataset, with the sha256 the
@@ -140,6 +139,40 @@ def open_store(path: Path, track: str, subset: str = "") -> CaseStore:
     for _, rec in iter_jsonl(records_file):
         records[rec["id"]] = rec
     return CaseStore(path.resolve(), records, kind, digests, manifest)
+
+
+def tracks_of(path: Path) -> list[tuple[str, str]]:
+    """(set of cases, track) of every set of records that a build directory or dataset holds:
+    a dataset's sets in its manifest's order, each with its primary track first; a build
+    directory's tracks by name (its set is "")."""
+    path = Path(path)
+    if (path / "manifest.json").is_file():
+        from casekit.package.subsets import of_manifest
+
+        return [(s.name, t) for s in of_manifest(_manifest(path)) for t in s.tracks]
+    if path.is_dir():
+        return [("", d.name) for d in sorted(path.iterdir()) if (d / "records.jsonl").is_file()]
+    return []
+
+
+def find_case(path: Path, name: str, track: str) -> tuple[CaseStore, str]:
+    """The store holding the case ``name`` (descriptive or public id, :func:`casekit.ids.resolve`)
+    and its descriptive id: ``track``'s records first, then every other set and track that
+    ``path`` holds (an agent-visible case_spec is the same on every track).  A name found
+    nowhere is refused with the closest ids."""
+    held = tracks_of(path)
+    order = sorted(held, key=lambda st: (st[1] != track, held.index(st)))
+    if not order:  # a dataset without a manifest, a records file: open_store says what it is
+        order = [("", track)]
+    known: list[str] = []
+    for subset, t in order:
+        store = open_store(path, t, subset)
+        case_id = store.resolve(name)
+        if case_id is not None:
+            return store, case_id
+        known += [*store.records, *store.public_ids()]
+    where = f"{path} (" + ", ".join(f"{s + '/' if s else ''}{t}" for s, t in order) + ")"
+    raise no_such_case(name, known, where)
 
 
 def open_release(path: Path, track: str, subset: str = "") -> CaseStore:

@@ -5,8 +5,15 @@ the track (the tier's text, exactly what ``casekit prompt`` renders), the model 
 ``solver.py`` (or ``solver.cpp``) in a fenced code block, and the scorer runs casekit's own
 evaluator on it -- the same sandbox, gates and verdict as ``casekit evaluate`` (the verdict is in
 the score's metadata and in ``OUT/verdicts.jsonl`` for ``casekit report``).  With ``attempts``
-above 1 the feedback tier runs: after a failed attempt the model gets casekit's feedback prompt
-(its error value or runtime, the failure category and message, never thresholds) and tries again.
+above 1 the feedback tier runs: after a failed attempt the model gets casekit's feedback as the
+next turn of the chat -- only the verdict (its error value or runtime, the failure category and
+message, never thresholds): the task and its answer are in the chat already -- and tries again.
+
+The score has two values, as ``casekit report`` counts them: ``first_attempt`` (the headline:
+the first attempt passed) and ``pass_at_k`` (an attempt within ``attempts`` passed).  A task that
+cannot start (no built cases, an unknown track or tier) stops ``inspect eval`` with a one-line
+error and exit status 1; Inspect's mock model (``mockllm/model``) runs offline
+(:mod:`casekit.inspect.mock`).
 With ``state_thresholds`` the prompts (and the feedback) are the thresholds variant
 (``casekit.prompts.variants``: the case's accuracy threshold and the runtime rule stated
 numerically; off by default, as in the PDEAgent-Bench paper); every verdict records the variant.
@@ -24,12 +31,14 @@ from pathlib import Path
 from typing import Any
 
 from inspect_ai import Task, task
+from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessageUser
 from inspect_ai.scorer import CORRECT, INCORRECT, Score, Target, accuracy, scorer, stderr
 from inspect_ai.solver import Generate, TaskState, solver
 
-from casekit.errors import UsageError
+from casekit.errors import CasekitError, UsageError
+from casekit.inspect.mock import local_token_counts
 
 #: fenced code blocks; the language tag is optional
 _BLOCK = re.compile(r"```([A-Za-z0-9+_-]*)[ \t]*\n(.*?)```", re.S)
@@ -101,16 +110,23 @@ def attempt_loop(bench: _Bench, attempts: int) -> Any:
             state.store.set("casekit_verdicts", verdicts)
             if verdict["passed"] or n == attempts:
                 break
+            # the chat holds the task and this answer: the next turn is the verdict alone
             state.messages.append(ChatMessageUser(content=feedback(spec, bench.track.name, verdict, code, attempts,
-                                                                   bench.thresholds(case_id))))
+                                                                   bench.thresholds(case_id), in_chat=True)))
         return state
 
     return solve
 
 
-@scorer(metrics=[accuracy(), stderr()])
+#: the score's values, the headline first: as ``casekit report`` leads with first attempts and
+#: gives pass@k beside them (k: the task's ``attempts``)
+SCORES = ("first_attempt", "pass_at_k")
+
+
+@scorer(metrics={name: [accuracy(), stderr()] for name in SCORES})
 def verdict_scorer(bench: _Bench) -> Any:
-    """Pass is correct; the answer is the stage; the verdict is the metadata."""
+    """``first_attempt``: the first attempt passed; ``pass_at_k``: an attempt passed; the answer
+    is the last attempt's stage; the verdicts are the metadata."""
 
     async def score(state: TaskState, target: Target) -> Score:
         verdicts = state.store.get("casekit_verdicts") or []
@@ -120,9 +136,10 @@ def verdict_scorer(bench: _Bench) -> Any:
                                                 state.epoch)]
         v = verdicts[-1]
         failure = v.get("failure") or {}
-        return Score(value=CORRECT if v["passed"] else INCORRECT, answer=v["stage"],
+        passed = {"first_attempt": verdicts[0]["passed"], "pass_at_k": any(x["passed"] for x in verdicts)}
+        return Score(value={k: CORRECT if passed[k] else INCORRECT for k in SCORES}, answer=v["stage"],
                      explanation=failure.get("message") or f"error {v['error']}",
-                     metadata={"verdict": v, "attempts": len(verdicts)})
+                     metadata={"verdict": v, "verdicts": verdicts, "attempts": len(verdicts)})
 
     return score
 
@@ -134,6 +151,14 @@ def benchmark(cases: str = "build", track: str = "dolfinx", tier: str = "single"
     ``track`` the library, ``tier`` single or plan (the first prompt), ``attempts`` > 1 for the
     feedback loop, ``repeats`` timed runs per attempt, ``out`` where verdicts and artifacts go,
     ``state_thresholds`` the thresholds prompt variant (off by default)."""
+    try:
+        return _benchmark(cases, track, tier, attempts, repeats, out, state_thresholds)
+    except CasekitError as exc:  # Inspect prints the message alone and exits with status 1
+        raise PrerequisiteError(f"casekit/benchmark: {exc}") from exc
+
+
+def _benchmark(cases: str, track: str, tier: str, attempts: int, repeats: int, out: str,
+               state_thresholds: bool) -> Task:
     from casekit.prompts import render
 
     if tier not in TIERS:
@@ -146,6 +171,7 @@ def benchmark(cases: str = "build", track: str = "dolfinx", tier: str = "single"
                       metadata={"case_id": cid, "family": r["case_spec"]["pde"]["type"],
                                 "domain": r["case_spec"]["domain"]["type"]})
                for cid, r in sorted(bench.store.records.items())]
-    return Task(dataset=MemoryDataset(samples, name=f"casekit-{track}"), solver=attempt_loop(bench, attempts),
-                scorer=verdict_scorer(bench), metadata={"track": track, "tier": tier, "attempts": attempts,
-                                                        "prompt_variant": bench.prompt_variant})
+    return Task(dataset=MemoryDataset(samples, name=f"casekit-{track}"), setup=local_token_counts(),
+                solver=attempt_loop(bench, attempts), scorer=verdict_scorer(bench),
+                metadata={"track": track, "tier": tier, "attempts": attempts,
+                          "prompt_variant": bench.prompt_variant})

@@ -3,6 +3,7 @@
 Layout: ``cases.jsonl`` (evaluator records of the primary track; other tracks in
 ``tracks/<track>.jsonl``), ``agent.jsonl`` (agent views), the same under ``<set>/`` for a further
 set of cases (:mod:`casekit.package.subsets`: the authored sample), ``prompts/<library>/<public id>.md``,
+``case_specs/<public id>.json`` (each case's case_spec as JSON text, for Croissant),
 ``references/<id>.npz`` (only for cases without a manufactured solution: a manufactured case's
 reference is its hidden solution, in its record, sampled on the grid at evaluation -- its
 ``reference_path`` says so), ``calibration/<track>/<id>.npz``, ``schemas/``, ``README.md`` (dataset
@@ -119,6 +120,7 @@ def _write(sets: list[tuple[Subset, Path]], root: Path, name: str, version: str,
             if not manufactured(r):
                 _compress(build_dir / primary / r["id"] / "reference.npz",
                           root / r["evaluation_metadata"]["reference_path"])
+            atomic_write_text(root / s.case_specs_dir / f"{r['public_id']}.json", case_spec_text(r["case_spec"]))
             for lib in sorted(set(r["supported_libraries"]) & set(s.tracks)):
                 agent.append({"id": r["public_id"], "case_spec": r["case_spec"], "target_library": lib})
                 if lib in libraries():  # agent-side files are named by the opaque public id
@@ -138,15 +140,13 @@ def _write(sets: list[tuple[Subset, Path]], root: Path, name: str, version: str,
                                                digests={f: sha256_file(root / f) for f in data},
                                                machine=packaged[0].machine, others=packaged[1:]))
     counts = {p.subset.label(t): family_counts(rs) for p in packaged for t, rs in p.by_track.items()}
-    record_sets = [(p.subset.records_config(p.subset.tracks[0]), p.subset.records_file(p.subset.tracks[0]), "cases")
-                   for p in packaged]
-    record_sets += [(p.subset.agent_config, p.subset.agent_file, "agent") for p in packaged]
-    jsonl = {path: sha256_file(root / path) for _, path, _ in record_sets}
+    jsonl = {path: sha256_file(root / path) for p in packaged
+             for path in (p.subset.records_file(p.subset.tracks[0]), p.subset.agent_file)}
     present = tuple(fid for fid, glob, _, _ in file_sets([p.subset for p in packaged]) if any(root.glob(glob)))
     write_json(root / "croissant.json", croissant(
         name, version, f"{name}: finite-element solver tasks for AI agents, built with casekit.", jsonl,
         {"families": family_counts(every)}, f"https://spdx.org/licenses/{license_id.upper()}.html", url, date,
-        present, record_sets=record_sets, subsets=[p.subset for p in packaged]))
+        present, subsets=[p.subset for p in packaged]))
     extra = {p.subset.name: list(p.subset.tracks) for p in packaged[1:]}
     return {**write_manifest(root, name, version, tracks, extra), "counts": counts}
 
@@ -232,6 +232,11 @@ def arrays_digest(path: Path) -> str | None:
     except (OSError, ValueError, zipfile.BadZipFile):
         return None
     return h.hexdigest()
+
+
+def case_spec_text(case_spec: dict[str, Any]) -> str:
+    """A case's ``case_specs/<public id>.json``: its case_spec as the prompts print it."""
+    return dumps(case_spec, indent=2)
 
 
 def _jsonl(path: Path, rows: list[dict[str, Any]]) -> None:

@@ -1,4 +1,7 @@
-"""The dataset card: Hugging Face front matter plus the Datasheet-for-Datasets sections."""
+"""The dataset card, in the sections of Hugging Face's dataset card template: front matter (language,
+license, task categories, configurations and their features), description, uses, structure with a
+loading snippet and every field described from the schemas, creation (the Datasheet-for-Datasets
+answers), limitations, citation (BibTeX) and maintenance."""
 
 from __future__ import annotations
 
@@ -7,6 +10,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from casekit.package import numbers
+from casekit.package.citation import bibtex
+from casekit.package.fields import PROMPT, described
 from casekit.package.subsets import Packaged, Subset
 from casekit.solvers.baselines import kinds
 from casekit.validate.span import SPAN_MARGIN
@@ -91,13 +96,17 @@ def card(name: str, version: str, records: list[dict[str, Any]], libraries: list
          references: dict[str, int] | None = None, agent_rows: int | None = None,
          digests: dict[str, str] | None = None, machine: dict[str, dict[str, Any]] | None = None,
          others: Sequence[Packaged] = ()) -> str:
-    """The card; ``by_track`` (every track's records) adds the per-family calibration table beside
-    the paper's (:mod:`casekit.package.numbers`), ``machine`` (the build's machine time per track)
-    its table, and ``about`` (markdown: provenance, attribution, repairs) its own section;
-    ``references`` (what the dataset ships of its references) is stated in its description;
-    ``agent_rows`` and ``digests`` (the sha256 of each JSONL file) go into the configurations
-    (:func:`configs_yaml`); ``others`` are further sets of cases (the authored sample), each with
-    its configurations and its own calibration table."""
+    """The card, in the sections of Hugging Face's dataset card template; ``by_track`` (every
+    track's records) adds the per-family calibration table beside the paper's
+    (:mod:`casekit.package.numbers`), ``machine`` (the build's machine time per track) its table,
+    and ``about`` (markdown: provenance, attribution, repairs) its own section; ``references``
+    (what the dataset ships of its references) is stated in its description; ``agent_rows`` and
+    ``digests`` (the sha256 of each JSONL file) go into the configurations (:func:`configs_yaml`);
+    ``others`` are further sets of cases (the authored sample), each with its configurations and
+    its own calibration table.  Every field of every configuration is described from the schemas
+    (:func:`fields_markdown`)."""
+    from casekit import __version__
+
     families: dict[str, int] = {}
     domains: dict[str, int] = {}
     for r in records:
@@ -116,8 +125,11 @@ def card(name: str, version: str, records: list[dict[str, Any]], libraries: list
     calib += "".join(_other_set(p) for p in others)
     about = f"\n## Provenance\n\n{_demote(about.strip())}\n" if about.strip() else ""
     inverters, margin = ", ".join(kinds()), SPAN_MARGIN
+    sets = [Subset("", tuple(libraries)), *(p.subset for p in others)]
     return f"""---
 pretty_name: {name}
+language:
+- en
 license: {license_id}
 size_categories:
 - {size}
@@ -128,21 +140,26 @@ tags:
 - finite-element
 - benchmark
 - scientific-computing
+- code-generation
 {configs_yaml(libraries, by_track or {libraries[0]: records}, agent_rows, digests, others)}
 ---
 
-# {name} {version}
+# Dataset Card for {name} {version}
 
 A benchmark of {n} cases in which an agent must write a finite-element solver ({", ".join(libraries)}) for a
-PDE on a given domain; built, validated and packaged with casekit. It has one split, `test`: it is for
-evaluation, not training. `agent.jsonl` holds exactly what an agent
+PDE on a given domain; built, validated and packaged with casekit. Each case is scored by staged gates:
+the solver runs and writes valid output, its error on the evaluation grid is within the case's accuracy
+threshold, and it is fast enough beside the calibration solver timed on the same machine.
+
+## Dataset Details
+
+### Dataset Description
+
+It has one split, `test`: it is for evaluation, not training. `agent.jsonl` holds exactly what an agent
 is given; `cases.jsonl` holds the evaluator-side records (thresholds, calibration, provenance);
+`case_specs/` each case's case_spec as JSON text;
 {references_text(references)}; `prompts/` the rendered prompts;
-`manifest.json` the sha256 of every file (check with `casekit verify`). With Hugging Face `datasets`:
-`load_dataset(DIR, "agent", split="test")` (or `"cases"`, or `"cases_<track>"` for a further track's
-records{_others_text(others)};
-`datasets` reads the nested columns as JSON and rounds the numbers of such rows to 10 decimal places --
-`casekit evaluate` reads the JSONL files exactly).
+`manifest.json` the sha256 of every file (check with `casekit verify`).
 
 | family | cases |
 |---|---|
@@ -153,29 +170,81 @@ records{_others_text(others)};
 {drows}
 
 Median calibration error e_base: {median}.
-{calib}{about}
-## Motivation
+
+- **Curated by:** built, validated and packaged with casekit {__version__}
+- **Language(s) (NLP):** English (the prompts); the case specifications are JSON, their expressions in
+  Python syntax
+- **License:** {license_id}
+
+### Dataset Sources
+
+- **Design anchor:** PDEAgent-Bench (arXiv 2605.09636; see the citation below): its record schema,
+  gates and calibration
+
+## Uses
+
+### Direct Use
+
+Evaluating agents and solvers: `casekit evaluate --release DIR --track TRACK --submissions S` scores
+submissions with the case's gates in an isolated sandbox, and `inspect eval casekit/benchmark -T cases=DIR`
+runs any model through Inspect AI; `casekit report` tabulates the verdicts.
+
+### Out-of-Scope Use
+
+Training on the references or the evaluator-side records of these test cases; ranking solvers by the
+build's `t_base` (a timing on the build's machine: the runtime gate compares with the calibration solver
+re-timed beside each submission).
+
+## Dataset Structure
+
+Configurations, each one split `test`: `agent` (the default: every agent view), `cases` (the primary track's
+records) and `cases_<track>` for each further track's records{_others_text(others)}. `datasets` reads the
+nested columns as JSON and rounds the numbers of such rows to 10 decimal places -- `casekit evaluate` reads
+the JSONL files exactly. The Croissant metadata
+(`croissant.json`) has record sets named as the configurations; its agent record sets give one row per case
+and library with the `case_spec` as JSON text and the `prompt`.
+
+```python
+import datasets
+import mlcroissant as mlc
+
+DIR = "{LOAD_DIR.format(name=name)}"  # this directory, or the dataset's repository on the Hugging Face Hub
+agent = datasets.load_dataset(DIR, "agent", split="test")  # what an agent is given: id, case_spec, target_library
+cases = datasets.load_dataset(DIR, "cases", split="test")  # the evaluator's records
+print(agent[0]["target_library"], sorted(agent[0]["case_spec"]))
+# Croissant: the same agent rows with the prompt (a Hub repository: its Croissant URL)
+task = next(iter(mlc.Dataset(jsonld=f"{{DIR}}/croissant.json").records("agent")))
+print(task["agent/target_library"].decode(), task["agent/prompt"].decode().splitlines()[0])
+```
+
+{fields_markdown(sets)}
+## Dataset Creation
+
+### Curation Rationale
+
 To measure whether agents can turn a precise PDE specification into a correct and efficient finite-element
 solver, with gates calibrated per case (accuracy threshold max(alpha_acc e_base, tau_min), runtime threshold
-alpha_time t_base).
+alpha_time times the calibration solver's runtime).
 
-## Composition
+### Source Data
+
+#### Data Collection and Processing
+
 Each case: a PDE family and parameters, a domain template with named boundary parts, boundary and initial
 data, an evaluation grid and an output field. Manufactured cases hide their solution; the agent view never
 contains the solution, references, calibration settings, e_base, t_base or thresholds.
 
-## Collection process
 Synthetic. Design points are sampled over each family's axes; data are derived symbolically; references
 are the manufactured solution on the grid or refined numerical solves; calibration solves are timed as the
 median of repeated isolated runs, each from a fresh state, on the machine recorded in each record (evaluations
 re-time the calibration solver beside each submission: the runtime gate is a ratio).
 
-## Preprocessing, cleaning, labelling
 Every case passed static validation (schema, residual of the strong form, boundary and initial data,
 leak checks), the refinement check for numerical references, and trial execution: the calibration solver
 passes and trivial submissions (zero field, boundary data everywhere, initial data, forcing) fail.
 
-## Validity: no case can be answered without solving
+#### Validity: no case can be answered without solving
+
 A case whose answer can be read off what the agent sees measures transcription, not solving. PDEAgent-Bench
 v2 has that flaw: of its transient records that casekit could import leak-free, 62 of 126 were answered to
 1e-6 by the initial data times a ratio read off a boundary datum (every separable solution is). Every case
@@ -187,18 +256,89 @@ combination of each small span of visible fields (initial data, forcing at three
 coefficients, the function atoms it prints, the boundary data extended as given). A solve in a basis read
 off the forcing (a spectral or collocation method) is a solve and is not counted as inversion.
 
-## Uses
-Evaluating agents and solvers with `casekit evaluate`. Not for training on the references.
+#### Who are the source data producers?
 
-## Distribution
+casekit's generators and solvers: no person is described; the provenance section (where there is one)
+names the published records a case adapts.
+
+### Annotations
+
+#### Annotation process
+
+None by people: every label (family, mathematical types, tags, thresholds) is computed by casekit from the
+case source and the build.
+
+#### Who are the annotators?
+
+No one: casekit's build.
+
+#### Personal and Sensitive Information
+
+None: the data are synthetic mathematics.
+{calib}{about}
+## Bias, Risks, and Limitations
+
+Cases cover the families, domains and regimes of the design matrix only, which over-represents smooth
+manufactured solutions; runtime thresholds are relative to the calibration solver timed beside each
+submission, so a pass rate depends on the library and machine only through that ratio.
+
+### Recommendations
+
+Report the first-attempt pass rate with its interval (`casekit report`), compare systems evaluated by the
+same casekit version on the same release, and do not train on these cases.
+
+## Citation
+
+**BibTeX:**
+
+```bibtex
+{bibtex()}
+```
+
+## More Information
+
+### Distribution
+
 This directory; verify integrity with `casekit verify`. License: {license_id}.
 
-## Maintenance
+### Maintenance
+
 Releases follow semantic versioning (`casekit release`), by what an agent or a score sees: a changed or
 removed case (its specification, reference, accuracy thresholds or gates) is major, new cases or tracks are
 minor, new calibration timings, machine or library patch versions are patch; a release is never edited
 afterwards. See CHANGELOG.md.
+
+## Dataset Card Contact
+
+The maintainers of the release this directory comes from (`CHANGELOG.md` lists its releases); a case's
+`evaluation_metadata.provenance` names the record it adapts.
 """
+
+
+#: where the card's loading snippet says the dataset is (a placeholder the reader replaces)
+LOAD_DIR = "path/to/{name}"
+
+
+def fields_markdown(sets: Sequence[Subset]) -> str:
+    """The card's field tables: every column of every configuration of ``sets`` (agent views and
+    records, each kind once with the configurations it describes) and the keys of the case_spec,
+    each with its description from the schemas (:mod:`casekit.package.fields`)."""
+    kinds = {"agent": ("Agent views", [s.agent_config for s in sets]),
+             "cases": ("Evaluator records", [s.records_config(t) for s in sets for t in s.tracks])}
+    out = ["### Fields\n"]
+    for kind, (title, configs) in kinds.items():
+        names = ", ".join(f"`{c}`" for c in configs)
+        out.append(f"{title} -- configurations {names}:\n\n| field | description |\n|---|---|")
+        out += [f"| `{k}` | {_cell(doc)} |" for k, doc in described(kind).items()]
+        out.append("")
+    out.append("The `case_spec` object (in both):\n\n| key | description |\n|---|---|")
+    out += [f"| `{k}` | {_cell(doc)} |" for k, doc in described("case_spec").items()]
+    out.append(f"\nThe Croissant agent record sets add `prompt`: {PROMPT}.\n")
+    return "\n".join(out)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
 
 
 def _others_text(others: Sequence[Packaged]) -> str:

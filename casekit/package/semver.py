@@ -241,11 +241,14 @@ def diff(new: Path, old: Path) -> Diff:
     public = {r["public_id"]: r["id"] for rs in (*old_r.values(), *new_r.values()) for r in rs.values()}
     came_or_went = set(d.added) | set(d.removed)
     record_files = {f for m in (new_m, old_m) for s in of_manifest(m) for f in s.files}
+    # each case's case_spec as JSON text: a copy of the records' case_spec, compared there
+    derived = tuple({f"{s.case_specs_dir}/" for m in (new_m, old_m) for s in of_manifest(m)})
     new_p, old_p = ({cid: r for label, rs in recs.items() if track_of(label) == primary for cid, r in rs.items()}
                     for recs in (new_r, old_r))
     for path in sorted(set(new_d) | set(old_d)):
         case = _case_of(path, primary, public)
-        if path.startswith(RECORD_FILES) or path in record_files or path == "CHANGELOG.md" or case in came_or_went:
+        if path.startswith(RECORD_FILES) or path in record_files or path.startswith(derived) \
+                or path == "CHANGELOG.md" or case in came_or_went:
             continue
         if path.startswith("references/") and case in new_p and case in old_p \
                 and _sampled_either_way(old_p[case], new_p[case]):

@@ -4,7 +4,8 @@ The **main** set (the imported benchmark) is configurations ``agent`` (``agent.j
 (``cases.jsonl``, the primary track's records) and ``cases_<track>`` (``tracks/<track>.jsonl``).  A
 **named** set -- ``authored``, the authored sample -- is configurations ``<name>_agent``,
 ``<name>`` and ``<name>_<track>`` in ``<name>/agent.jsonl``, ``<name>/cases.jsonl`` and
-``<name>/tracks/<track>.jsonl``.  Every set shares ``references/``, ``calibration/<track>/`` and
+``<name>/tracks/<track>.jsonl``, and its cases' specifications in ``case_specs/`` (``<name>/case_specs/``).
+Every set shares ``references/``, ``calibration/<track>/`` and
 ``prompts/<library>/``, so a case id (and public id) is unique across the dataset; a named set's
 primary track is the main set's and its tracks are among the main set's.  The manifest holds the
 main set's tracks (``tracks``) and the named sets' (``subsets``: name -> tracks).
@@ -19,7 +20,7 @@ from typing import Any
 from casekit.errors import UsageError
 
 #: names a set may not take: the main set's configurations and the dataset's directories
-RESERVED = frozenset({"agent", "cases", "tracks", "references", "calibration", "prompts", "schemas"})
+RESERVED = frozenset({"agent", "cases", "tracks", "references", "calibration", "prompts", "schemas", "case_specs"})
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,16 @@ class Subset:
     @property
     def agent_file(self) -> str:
         return f"{self.prefix}agent.jsonl"
+
+    @property
+    def case_specs_dir(self) -> str:
+        """Each case's case_spec as JSON text, ``<dir>/<public id>.json`` (what Croissant's agent
+        record sets read: a JSON object inside JSON lines is no text field for mlcroissant)."""
+        return f"{self.prefix}case_specs"
+
+    def file_set(self, what: str) -> str:
+        """The Croissant id of the set's file set ``what`` (``case_specs``, ``authored_case_specs``)."""
+        return f"{self.name}_{what}" if self.name else what
 
     def records_file(self, track: str) -> str:
         return f"{self.prefix}cases.jsonl" if track == self.tracks[0] else f"{self.prefix}tracks/{track}.jsonl"

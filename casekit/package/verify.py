@@ -54,6 +54,7 @@ def verify(root: Path) -> list[Problem]:
             rec = public.get(view.get("id"))
             if rec is None or rec["case_spec"] != view.get("case_spec"):
                 bad(f"line {lineno}: an agent view of no record", path)
+        _check_case_specs(root, s, public, bad)
     by_public = {r.get("public_id"): r for r in records.values()}
     for lib in libraries():
         for p in sorted((root / "prompts" / lib).glob("*.md")) if (root / "prompts" / lib).is_dir() else []:
@@ -70,6 +71,26 @@ def verify(root: Path) -> list[Problem]:
     for message in _card_problems(root / "README.md", sets):
         bad(message, "README.md")
     return out
+
+
+def _check_case_specs(root: Path, s: Subset, public: dict[Any, dict[str, Any]], bad: Callable[..., None]) -> None:
+    """Each case of the set has ``case_specs/<public id>.json`` holding its record's case_spec, and
+    the directory holds nothing else."""
+    folder = root / s.case_specs_dir
+    for pid, rec in public.items():
+        rel = f"{s.case_specs_dir}/{pid}.json"
+        if not (root / rel).is_file():
+            bad("its case_spec file is missing", rel, rec["id"])
+            continue
+        try:
+            same = json.loads((root / rel).read_text()) == rec["case_spec"]
+        except (ValueError, UnicodeDecodeError):
+            same = False
+        if not same:
+            bad("the case_spec file is not its record's case_spec", rel, rec["id"])
+    for p in sorted(folder.iterdir()) if folder.is_dir() else []:
+        if p.suffix != ".json" or p.stem not in public:
+            bad("a case_spec file of no case of the set", p.relative_to(root).as_posix())
 
 
 def _records(root: Path, path: str, bad: Callable[..., None]) -> dict[str, dict[str, Any]]:

@@ -230,10 +230,12 @@ def previous_verdict(verdicts: Iterable[dict[str, Any]], case_id: str, track: st
 
 
 def feedback(case_spec: dict[str, Any], library: str, verdict: dict[str, Any], previous_code: str,
-             attempts: int = 3, thresholds: StatedThresholds | None = None) -> str:
+             attempts: int = 3, thresholds: StatedThresholds | None = None, *, in_chat: bool = False) -> str:
     """The prompt of the next attempt: only the previous error value or runtime, the failure
     category, message and error output -- never thresholds, e_base, t_base or references (in the
-    standard variant; the thresholds variant states the thresholds, and the runtime ratio)."""
+    standard variant; the thresholds variant states the thresholds, and the runtime ratio).  It
+    stands alone (the previous code and the original task follow the verdict), or, ``in_chat``,
+    is the next turn of a conversation that holds both already: the verdict alone."""
     if verdict["stage"] == "Pass":
         raise CasekitError("the previous attempt passed: there is nothing to feed back")
     ctx = context(case_spec, library, thresholds)
@@ -249,8 +251,8 @@ def feedback(case_spec: dict[str, Any], library: str, verdict: dict[str, Any], p
         runtime=f"{(verdict['runtime'].get('max') or verdict['runtime']['median']):.3f}"
         if verdict.get("runtime") else "n/a",
         where=_where(verdict.get("error_profile") or {}), thresholds=ctx["thresholds"],
-        ratio=f"{ratio:.2f}" if isinstance(ratio, (int, float)) else "",
-        original=_without_title(render(case_spec, library, "single", thresholds=thresholds)))
+        ratio=f"{ratio:.2f}" if isinstance(ratio, (int, float)) else "", in_chat=in_chat,
+        original="" if in_chat else _without_title(render(case_spec, library, "single", thresholds=thresholds)))
 
 
 def _without_title(text: str) -> str:

@@ -116,9 +116,10 @@ def tables(data: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]
         out.append(("Target values (first attempts) -- passed/asked, median relative error", ["kind", *names],
                     [[kind, *(_target(cells.get(s)) for s in names)] for kind, cells in data["targets"].items()]))
     if data["pass_at_k"]:
-        ks = list(next(iter(data["pass_at_k"].values())))
-        out.append(("pass@k over attempts", ["k", *names],
-                    [[k, *(pct(data["pass_at_k"].get(s, {}).get(k)) for s in names)] for k in ks]))
+        # every k any system reached (systems made different numbers of attempts); "-": none that many
+        ks = sorted({int(k) for per in data["pass_at_k"].values() for k in per})
+        out.append(("pass@k over attempts (-: fewer attempts)", ["k", *names],
+                    [[str(k), *(pct(data["pass_at_k"].get(s, {}).get(str(k))) for s in names)] for k in ks]))
     return out
 
 
@@ -131,18 +132,35 @@ def figures(verdicts: list[dict[str, Any]], out: Path) -> list[Path]:
 
 
 def html_page(verdicts: list[dict[str, Any]], out: Path, sources: list[str]) -> Path:
-    """``out/index.html`` and its figures (an existing page is replaced atomically)."""
+    """The report as a web page: ``out`` ending in ``.html`` is the page itself, one file with its
+    figures inlined; any other ``out`` is a directory that gets ``index.html`` and the figures as
+    PNG files beside it.  An existing page is replaced atomically."""
+    import base64
+    import tempfile
+
     import jinja2
 
     from casekit.jsonio import atomic_write_text
     from casekit.resources import templates_dir
 
     data = report_data(verdicts, sources)
-    figs = figures(verdicts, out)
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates_dir())), undefined=jinja2.StrictUndefined,
                              autoescape=True, keep_trailing_newline=True)
-    page = env.get_template("report/index.html.j2").render(
-        data=data, tables=tables(data), figures=[{"file": f.name, "title": f.stem.replace("_", " ")} for f in figs])
-    path = out / "index.html"
-    atomic_write_text(path, page)
-    return path
+    template = env.get_template("report/index.html.j2")
+    if out.suffix.lower() != ".html":
+        figs = figures(verdicts, out)
+        page = template.render(data=data, tables=tables(data),
+                               figures=[{"file": f.name, "title": f.stem.replace("_", " ")} for f in figs])
+        path = out / "index.html"
+        atomic_write_text(path, page)
+        return path
+    if out.is_dir():
+        from casekit.errors import UsageError
+
+        raise UsageError(f"{out} is a directory, and a path ending in .html names the page file",
+                         valid=f"another file name, or {out} without .html for a directory with index.html")
+    with tempfile.TemporaryDirectory(prefix="casekit-report-") as scratch:
+        inlined = [{"file": "data:image/png;base64," + base64.b64encode(f.read_bytes()).decode("ascii"),
+                    "title": f.stem.replace("_", " ")} for f in figures(verdicts, Path(scratch))]
+    atomic_write_text(out, template.render(data=data, tables=tables(data), figures=inlined))
+    return out

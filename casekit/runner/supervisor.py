@@ -44,6 +44,8 @@ MS_NOSUID, MS_NODEV, MS_REC, MS_PRIVATE = 2, 4, 16384, 1 << 18
 OUTPUT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 #: exit status of the supervisor when it could not set the run up (the host reports it as such)
 SETUP_FAILED = 90
+#: seconds of CPU time a run may use after its CPU-time limit's SIGXCPU before it is killed
+CPU_GRACE_SECONDS = 2
 
 
 # -- cgroups (also used by the host) -------------------------------------------------------
@@ -163,7 +165,8 @@ def _start(cfg: dict[str, Any]) -> subprocess.Popen[bytes]:
 
         for name, value in limits.items():
             res = getattr(resource, f"RLIMIT_{name.upper()}")
-            resource.setrlimit(res, (value, value))
+            # CPU time: SIGXCPU at the limit (the run's failure can say why), SIGKILL a moment later
+            resource.setrlimit(res, (value, value + CPU_GRACE_SECONDS if name == "cpu" else value))
 
     try:
         return subprocess.Popen(argv, executable=binary, stdin=subprocess.DEVNULL,

@@ -64,8 +64,14 @@ def trusted_cache_dir() -> Path:
     return path
 
 
-#: files whose content is a track's solver code
-_CODE_SUFFIXES = (".py", ".cpp", ".h", ".hpp", ".j2", ".txt", ".ufl")
+#: what of a track's package decides its calibration and reference solves (the build's cache
+#: keys, :meth:`Track.code_hash`): its solvers (every file, whatever the language: deal.II's are
+#: ``.cc``) and its registration (how it runs them).  The guide, the scaffold, the container recipe and
+#: the environment recipe only reach agents or installs -- their library versions are keyed on
+#: their own -- so editing a prompt never rebuilds a dataset.
+SOLVER_PARTS = ("solvers", "__init__.py")
+#: files under those parts that are no code (caches)
+_NOT_CODE = ("__pycache__", ".pyc")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -108,18 +114,23 @@ class Track(ABC):
 
     def code_hash(self) -> str:
         """A digest of the code behind this track's calibration and reference solves (the
-        track's package, casekit's shared solver code and every runtime module a solve carries:
-        expressions, domains, grids): part of the build's cache keys, so a fixed solver never
-        hands back a result of the broken one."""
+        track's solvers and registration, :data:`SOLVER_PARTS`; casekit's shared solver code; every
+        runtime module a solve carries: expressions, domains, grids): part of the build's cache
+        keys, so a fixed solver never hands back a result of the broken one, and a prompt edit
+        (guide, scaffold) never invalidates a build."""
         import hashlib
 
         from casekit.solvers.bundle import runtime_files
 
         digest = hashlib.sha256()
+        own = self.directory()
         shared = Path(__file__).resolve().parent.parent / "solvers"
-        for root in (self.directory(), shared):
-            for f in sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in _CODE_SUFFIXES):
-                digest.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes() + b"\0")
+        parts = [(own, own / part) for part in SOLVER_PARTS] + [(shared, shared)]
+        for root, part in parts:
+            files = [part] if part.is_file() else sorted(part.rglob("*")) if part.is_dir() else []
+            for f in files:
+                if f.is_file() and not any(x in f.parts or f.suffix == x for x in _NOT_CODE):
+                    digest.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes() + b"\0")
         for name, data in runtime_files():
             digest.update(name.encode() + b"\0" + data + b"\0")
         return digest.hexdigest()[:16]

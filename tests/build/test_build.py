@@ -17,7 +17,6 @@ from hypothesis import strategies as st
 from casekit import yamlio
 from casekit.build.pipeline import BuildOptions
 from casekit.build.run import build
-from casekit.runner.limits import Limits
 from casekit.validate import check_record
 from tests.helpers import build_source
 
@@ -39,7 +38,7 @@ def write_case(root: Path, src: dict) -> Path:
 
 
 def opts(build_dir: Path) -> BuildOptions:
-    return BuildOptions(build_dir, "dolfinx", repeats=1, limits=Limits(timeout_sec=300))
+    return BuildOptions(build_dir, "dolfinx", repeats=1, limits=BuildOptions.solve_limits(300, 4096))
 
 
 def test_build_gives_valid_calibrated_records_and_caches(tmp_path: Path) -> None:
@@ -195,7 +194,7 @@ def test_a_level_that_reproduces_the_solution_is_timed_once_and_completed_when_k
                boundary=ONE_DIRICHLET_SIDE,
                pde={"params": {"kappa": 1.0}})
     src["calibration"]["degree"] = 2
-    three = BuildOptions(tmp_path / "build", "dolfinx", repeats=3, limits=Limits(timeout_sec=300))
+    three = BuildOptions(tmp_path / "build", "dolfinx", repeats=3, limits=BuildOptions.solve_limits(300, 4096))
     (outcome,) = build([write_case(tmp_path, src)], three)
     assert outcome.status == "built", outcome.reason
     runs = sorted(len(json.loads(p.read_text())["solve_seconds"])

@@ -224,3 +224,22 @@ def test_derived_forcing_stays_exact_on_the_cases_the_print_pass_broke(path: str
     and 5.8e-11); they derive exact and without float noise."""
     problems = check_source(load_source_dict(CASES / path), CASES / path)
     assert not [p for p in problems if p.check in ("residual", "residual_inexact", "float_noise")], problems
+
+
+def test_the_print_sampler_never_aliases_with_a_structured_grid() -> None:
+    """Every ``len // 150``-th point of a 100-column grid has x = 0: printing against those took
+    sin(2*pi*x) for zero and dropped it from a tall periodic strip's initial and boundary data
+    (every sibling draw of wave_periodic_exp_tall disagreed with its own solution).  A stride that
+    aliases is replaced by one coprime to the number of points; one that does not is kept."""
+    from casekit.derive_noise import MIN_SPREAD, PRINT_POINTS, print_sampler
+
+    xs, ys = np.meshgrid(np.linspace(0, 1, 100), np.linspace(0, 1.5, 150))
+    grid = np.column_stack([xs.ravel(), ys.ravel()])  # rows of 100 points: stride 100 aliases
+    pts = np.asarray(print_sampler(grid, (0.0,), 2).points)
+    assert len(pts) == PRINT_POINTS
+    assert min(np.unique(pts[:, i]).size for i in range(2)) >= MIN_SPREAD
+    rng = np.random.default_rng(0)
+    scattered = rng.random((15000, 2))
+    assert np.array_equal(np.asarray(print_sampler(scattered, (0.0,), 2).points), scattered[::100])
+    e = "sin(2*pi*x)*cos(pi*y) + 1"
+    assert "sin" in snap_text(e, sampler=print_sampler(grid, (0.0,), 2))

@@ -148,6 +148,40 @@ def test_a_change_of_a_track_s_solver_code_changes_its_cache_key(tmp_path, monke
     assert track.code_hash() != before
 
 
+@pytest.mark.parametrize("name", ["dolfinx", "dealii"])
+def test_only_what_decides_a_solve_is_in_the_code_hash(name: str, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Every file of a track's solvers counts, whatever its language (deal.II's ``.cc`` once did
+    not: a fixed C++ solver would have handed back the broken one's records), and so does its
+    registration; its guide, scaffold and container recipe reach agents only, and editing them
+    never invalidates a dataset build."""
+    import shutil
+
+    from casekit.tracks import TRACKS
+
+    track = TRACKS.get(name)
+    copy = tmp_path / name
+    shutil.copytree(track.directory(), copy, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(type(track), "directory", lambda self: copy)
+    before = track.code_hash()
+    for prompt_side in ("guide.md", *(p.name for p in copy.glob("scaffold.*.j2")), "container/Dockerfile"):
+        (copy / prompt_side).write_text((copy / prompt_side).read_text() + "\n# reworded\n")
+    (copy / "solvers" / "__pycache__").mkdir(exist_ok=True)
+    (copy / "solvers" / "__pycache__" / "x.cpython-312.pyc").write_bytes(b"cache")
+    assert track.code_hash() == before
+    solver = next(p for p in sorted((copy / "solvers").rglob("*")) if p.is_file() and p.suffix in (".py", ".cc")
+                  and p.name != "__init__.py" and "__pycache__" not in p.parts)
+    solver.write_text(solver.read_text() + "\n")
+    after_solver = track.code_hash()
+    assert after_solver != before
+    (copy / "__init__.py").write_text((copy / "__init__.py").read_text() + "\n# registration\n")
+    assert track.code_hash() != after_solver
+    if name == "dealii":
+        cc = sorted((copy / "solvers").glob("*.cc"))
+        assert cc, "deal.II's solvers are C++"
+        cc[0].write_text(cc[0].read_text() + "\n// fixed\n")
+        assert track.code_hash() not in (before, after_solver)
+
+
 def test_the_runtime_loader_removes_its_directory_when_the_process_ends(tmp_path: Path) -> None:
     """casekit's own solver.py unpacks its runtime into a temporary directory, gone at exit."""
     import subprocess

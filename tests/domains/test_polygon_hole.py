@@ -93,7 +93,7 @@ BAD = [
     ({"vertices": [[0.4, 0.4], [0.4, 0.4], [0.6, 0.6], [0.3, 0.6]]}, "/vertices/1", "coincide"),
     ({"vertices": [[0.4, 0.4], [0.6, 0.4], [0.5, 0.4], [0.5, 0.6]]}, "/vertices/1", "fold back"),
     ({"vertices": [[0.4, 0.4], [0.5, 0.5], [0.6, 0.6]]}, "/vertices", "no area"),
-    ({"vertices": [[0.4], [0.6, 0.4], [0.5, 0.7]]}, "/vertices/0", "too short"),
+    ({"vertices": [[0.4], [0.6, 0.4], [0.5, 0.7]]}, "/vertices/0", "components is expected, this one has 1"),
     ({"outer": [0, 1, 1, 0]}, "/outer", "ymin < ymax"),
     ({"hole": {"center": [0.5, 0.5], "radius": 0.1}}, "/hole", "unknown field"),
 ]

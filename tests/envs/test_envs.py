@@ -89,8 +89,14 @@ def test_every_environment_has_steps_and_a_stable_recipe() -> None:
 def test_env_check_reports_every_environment_with_a_reason_when_unusable() -> None:
     r = CliRunner().invoke(app, ["env", "check", "--json"])
     assert r.exit_code == 0, r.output
-    rows = {row["name"]: row for row in json.loads(r.output)}
+    data = json.loads(r.stdout)
+    rows = {row["name"]: row for row in data["environments"]}
     assert set(rows) == set(ENVIRONMENTS.names())
+    from casekit.runner.base import RUNNERS
+
+    # the runners (where submissions run) as the text output shows them
+    assert {row["name"] for row in data["runners"]} == set(RUNNERS.names())
+    assert all(row["usable"] or row["reason"] for row in data["runners"])
     assert rows["dolfinx"]["usable"] is True  # the test environment itself has DOLFINx
     for row in rows.values():
         assert row["usable"] or row["reason"]

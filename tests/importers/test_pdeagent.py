@@ -274,6 +274,13 @@ def test_numerical_transient_references_refine_time_with_space(shared_data: Path
     l1, l2 = heat["reference"]["levels"]
     assert (l1["dt"], l2["dt"]) == (0.01, 0.005) and l1["scheme"] == l2["scheme"] == "bdf2"
     assert heat["calibration"]["scheme"] == "bdf2" and heat["calibration"]["dt"] == 0.02
+    # reaction-diffusion is first order in time too (the paper's math type aside): its no-exact
+    # references stepped with backward Euler and took over 600 s a level
+    rd_ids = [i for i in recs if i.startswith("reaction_diffusion_no_exact")]
+    assert rd_ids
+    for rid in rd_ids:
+        rd = convert(recs[rid], repair=True).source
+        assert [lv["scheme"] for lv in rd["reference"]["levels"]] == ["bdf2", "bdf2"], rid
     wave = convert(recs["wave_gear10_source_gauss"], repair=True).source
     l1, l2 = wave["reference"]["levels"]
     assert l2["dt"] == l1["dt"] / 2 <= wave["calibration"]["dt"] / 4 and "scheme" not in l1

@@ -1,9 +1,12 @@
-"""The Inspect AI task end to end with Inspect's mock model: a calibration solver passes, a wrong
-one fails accuracy, with the verdicts ``casekit evaluate`` gives the same code; the feedback loop
-feeds a failed attempt back and scores the next."""
+"""The Inspect AI task end to end with Inspect's mock model, offline: a calibration solver passes, a
+wrong one fails accuracy, with the verdicts ``casekit evaluate`` gives the same code; the feedback
+loop feeds a failed attempt back -- the verdict alone, not the task again -- and scores the next;
+the headline is the first attempt's pass rate, as ``casekit report``'s."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 from pathlib import Path
 
 import pytest
@@ -11,31 +14,49 @@ import pytest
 pytest.importorskip("inspect_ai")
 
 from inspect_ai import eval as inspect_eval
-from inspect_ai.model import ModelOutput, ModelUsage, get_model
+from inspect_ai._util.error import PrerequisiteError
+from inspect_ai.log import EvalLog
+from inspect_ai.model import ModelOutput, get_model
 
 from casekit.build.run import build
 from casekit.evaluate.baselines import write_baselines
 from casekit.evaluate.run import EvalOptions, evaluate
 from casekit.evaluate.store import open_store
 from casekit.inspect import benchmark, extract_code
+from casekit.inspect.mock import estimate_tokens, is_mock
+from casekit.report.render import report_data
 from tests.build.test_build import coarse, opts, write_case
 
 pytestmark = pytest.mark.dolfinx
 
 
+@pytest.fixture(autouse=True)
+def offline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No tiktoken table can be downloaded: the mock model must count tokens without one."""
+    import tiktoken
+
+    def refuse(name: str) -> None:
+        raise ConnectionError(f"no network: tiktoken cannot download {name}")
+
+    monkeypatch.setattr(tiktoken, "get_encoding", refuse)
+
+
 def _answer(code: str) -> ModelOutput:
-    out = ModelOutput.from_content("mockllm/model", f"Here is my solver.\n\n```python\n{code}\n```\nDone.")
-    # usage given, so the mock model does not count tokens with tiktoken (which downloads its tables)
-    out.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
-    return out
+    # no usage given: the mock model counts the tokens itself, as for its default answer
+    return ModelOutput.from_content("mockllm/model", f"Here is my solver.\n\n```python\n{code}\n```\nDone.")
 
 
-def _run(cases: Path, out: Path, answers: list[str], attempts: int = 1) -> list:
-    model = get_model("mockllm/model", custom_outputs=[_answer(a) for a in answers], memoize=False)
+def _eval(cases: Path, out: Path, answers: list[str] | None, attempts: int = 1) -> EvalLog:
+    model = get_model("mockllm/model", memoize=False,
+                      **({"custom_outputs": [_answer(a) for a in answers]} if answers is not None else {}))
     [log] = inspect_eval(benchmark(cases=str(cases), track="dolfinx", repeats=1, attempts=attempts, out=str(out)),
                          model=model, log_dir=str(out / "logs"), display="none")
     assert log.status == "success", log.error
-    return [next(iter((s.scores or {}).values())) for s in log.samples or []]
+    return log
+
+
+def _run(cases: Path, out: Path, answers: list[str], attempts: int = 1) -> list:
+    return [next(iter((s.scores or {}).values())) for s in _eval(cases, out, answers, attempts).samples or []]
 
 
 @pytest.fixture(scope="module")
@@ -60,16 +81,56 @@ def test_inspect_verdicts_are_casekit_evaluates(built: Path) -> None:
         [direct] = evaluate(EvalOptions(store, built / "base" / kind, built / f"direct-{kind}", repeats=1))
         assert v["stage"] == direct["stage"] == stage
         assert v["error"] == pytest.approx(direct["error"], rel=1e-12)
-        assert score.value == ("C" if stage == "Pass" else "I") and score.answer == stage
+        mark = "C" if stage == "Pass" else "I"
+        assert score.value == {"first_attempt": mark, "pass_at_k": mark} and score.answer == stage
 
 
-def test_the_feedback_loop_feeds_a_failure_back_and_scores_the_next_attempt(built: Path) -> None:
-    [score] = _run(built / "build", built / "inspect-feedback", [_code(built, "zero"), _code(built, "calibration")],
-                   attempts=2)
+def test_the_feedback_loop_sends_the_verdict_alone_and_the_headline_is_the_first_attempt(built: Path) -> None:
+    zero, calibration = _code(built, "zero"), _code(built, "calibration")
+    out = built / "inspect-feedback"
+    log = _eval(built / "build", out, [zero, calibration], attempts=2)
+    [sample] = log.samples or []
+    [score] = (sample.scores or {}).values()
     assert score.metadata["attempts"] == 2 and score.answer == "Pass"
-    stages = [v["stage"] for v in map(__import__("json").loads,
-                                      (built / "inspect-feedback" / "verdicts.jsonl").read_text().splitlines())]
-    assert stages == ["F-Acc", "Pass"]
+    assert score.value == {"first_attempt": "I", "pass_at_k": "C"}
+    verdicts = [json.loads(line) for line in (out / "verdicts.jsonl").read_text().splitlines()]
+    assert [v["stage"] for v in verdicts] == ["F-Acc", "Pass"]
+    # the chat: the task once, the first answer, the verdict alone, the second answer
+    roles = [m.role for m in sample.messages]
+    assert roles == ["user", "assistant", "user", "assistant"], roles
+    task, turn = sample.messages[0].text, sample.messages[2].text
+    assert "Attempt 2 of 2" in turn and f"{verdicts[0]['error']:.3e}" in turn  # the verdict: its error
+    assert zero.strip() not in turn and "case_spec (authoritative)" not in turn
+    assert len(turn) < len(task) / 5, (len(turn), len(task))
+    # the headline metric is casekit report's first-attempt pass rate, pass@k beside it
+    headline, beside = (log.results.scores if log.results else [])[:2]
+    data = report_data(verdicts, [str(out)])
+    [system] = data["systems"]
+    first = next(s for s in data["sections"] if s["key"] is None)
+    assert (headline.name, beside.name) == ("first_attempt", "pass_at_k")
+    assert headline.metrics["accuracy"].value == first["rows"][0]["cells"][0]["rate"] == 0.0
+    assert beside.metrics["accuracy"].value == data["pass_at_k"][system]["2"] == 1.0
+
+
+def test_the_mock_model_runs_offline_with_its_default_answer(built: Path) -> None:
+    """The README's ``inspect eval casekit/benchmark -T cases=build --model mockllm/model``: the
+    mock model's default answer holds no code, so the case is F-Exec, and the run succeeds."""
+    [score] = _eval(built / "build", built / "inspect-default", None).samples[0].scores.values()  # type: ignore
+    assert score.answer == "F-Exec" and score.value == {"first_attempt": "I", "pass_at_k": "I"}
+
+
+def test_a_task_that_cannot_start_says_why_in_one_line(tmp_path: Path, built: Path) -> None:
+    with pytest.raises(PrerequisiteError, match=r"^casekit/benchmark: .* holds no built cases"):
+        benchmark(cases=str(tmp_path))
+    with pytest.raises(PrerequisiteError, match=r"unknown track 'nope'.*dolfinx"):
+        benchmark(cases=str(built / "build"), track="nope")
+    with pytest.raises(PrerequisiteError, match="unknown tier"):
+        benchmark(cases=str(built / "build"), tier="feedback")
+
+
+def test_only_the_mock_model_counts_tokens_locally() -> None:
+    assert is_mock("mockllm/model") and not is_mock("openai/gpt-4o")
+    assert asyncio.run(estimate_tokens("")) == 1 and asyncio.run(estimate_tokens("x" * 400)) == 100
 
 
 def test_the_code_is_taken_from_the_block_that_defines_the_entry_point() -> None:

@@ -53,7 +53,11 @@ def test_layout_and_verify(dist: Path) -> None:
     assert len(list((dist / "prompts" / "dolfinx").glob("*.md"))) == 2
     assert verify(dist) == []
     card = (dist / "README.md").read_text()
-    assert card.startswith("---\npretty_name: test-set") and "## Motivation" in card and "## Maintenance" in card
+    assert card.startswith("---\npretty_name: test-set") and "### Curation Rationale" in card
+    assert "### Maintenance" in card
+    # each case's case_spec as JSON text, named by its public id
+    for r in records:
+        assert json.loads((dist / "case_specs" / f"{r['public_id']}.json").read_text()) == r["case_spec"]
     result = runner.invoke(app, ["verify", str(dist)])
     assert result.exit_code == 0 and "verified" in result.output
 
@@ -96,6 +100,16 @@ def test_croissant_metadata_reads_with_mlcroissant(dist: Path) -> None:
     assert ds.metadata.version == "1.2.3"
     cases = list(ds.records("cases"))
     assert len(cases) == 2 and all(r["cases/tau_acc"] > 0 for r in cases)
+    # a Croissant user gets the task: every agent view's fields and its prompt
+    rows = map(json.loads, (dist / "agent.jsonl").read_text().splitlines())
+    views = {(v["id"], v["target_library"]): v for v in rows}
+    agent = list(ds.records("agent"))
+    assert {k.removeprefix("agent/") for k in agent[0]} == {*views[next(iter(views))], "prompt"}
+    got = {(r["agent/id"].decode(), r["agent/target_library"].decode()): r for r in agent}
+    assert sorted(got) == sorted(views)
+    for key, r in got.items():
+        assert json.loads(r["agent/case_spec"]) == views[key]["case_spec"]
+        assert r["agent/prompt"].decode() == (dist / "prompts" / key[1] / f"{key[0]}.md").read_text()
     meta = json.loads((dist / "croissant.json").read_text())
     assert meta["conformsTo"] == "http://mlcommons.org/croissant/1.0"
     assert {k for k in meta if k.startswith("rai:")} >= {"rai:dataCollection", "rai:dataLimitations",
@@ -260,3 +274,76 @@ def test_a_stratified_sample_covers_every_family_domain_and_math_type() -> None:
         assert "z999" not in stratified([*records, expensive])
 
     check()
+
+
+def test_the_card_follows_the_hugging_face_template(dist: Path, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Front matter with language, license, task categories and configurations; every section the
+    Hub's own template does not mark optional, in its order; a citation with the anchor's BibTeX and
+    casekit's; a description of every field of every configuration, from the schemas; and a loading
+    snippet that runs."""
+    import re
+
+    from huggingface_hub import DatasetCard
+    from huggingface_hub.repocard import TEMPLATE_DATASETCARD_PATH
+
+    from casekit.package.card import LOAD_DIR
+    from casekit.package.fields import described
+
+    card = DatasetCard((dist / "README.md").read_text())
+    data = card.data.to_dict()
+    assert data["language"] == ["en"] and data["license"] == "cc-by-4.0" and data["task_categories"]
+    heading = re.compile(r"^#+ (.+?)\s*$", re.M)
+    template = TEMPLATE_DATASETCARD_PATH.read_text().split("\n---\n", 1)[1]  # after its front matter
+    required = [h for h in heading.findall(template) if "[optional]" not in h]
+    mine = heading.findall(card.text)
+    assert required[0].startswith("Dataset Card for") and mine[0] == "Dataset Card for test-set 1.2.3"
+    at = [mine.index(h) for h in required[1:]]  # a ValueError names a missing section
+    assert at == sorted(at), "the sections are not in the template's order"
+    bibtex = card.text.split("## Citation", 1)[1]
+    assert "```bibtex" in bibtex and "@misc{hang2026pdeagentbench" in bibtex and "eprint        = {2605.09636}" \
+        in bibtex and "@software{casekit" in bibtex
+    # every column of every configuration (its features in the front matter) has its schema's description
+    structure = card.text.split("## Dataset Structure", 1)[1].split("\n## ", 1)[0]
+    kinds = {"agent": [c["config_name"] for c in data["configs"] if c["config_name"].endswith("agent")]}
+    kinds["cases"] = [c["config_name"] for c in data["configs"] if c["config_name"] not in kinds["agent"]]
+    features = {i["config_name"]: [f["name"] for f in i["features"]] for i in data["dataset_info"]}
+    for kind, configs in kinds.items():
+        docs = described(kind)
+        blocks = re.split(r"\n\n(?=[^|\n][^\n]* configurations )", structure)  # a title line, then its table
+        table = next(b for b in blocks if all(f"`{c}`" in b.split("\n")[0] for c in configs) and "| field |" in b)
+        for config in configs:
+            for name in features[config]:
+                assert f"| `{name}` | {docs[name]} |" in table, (config, name)
+    for key, doc in described("case_spec").items():
+        assert f"| `{key}` | {doc} |" in structure
+    # the loading snippet runs (offline, on this directory)
+    [snippet] = re.findall(r"```python\n(.*?)```", card.text, re.S)
+    assert "datasets.load_dataset(" in snippet
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "hf"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    exec(compile(snippet.replace(LOAD_DIR.format(name="test-set"), str(dist)), "card", "exec"), {})
+
+
+def test_every_schema_property_is_described() -> None:
+    from casekit.package.fields import SCHEMAS, described
+    from casekit.schema import schema
+
+    for kind, name in SCHEMAS.items():
+        assert list(described(kind)) == list(schema(name)["properties"]), name
+
+
+def test_verify_checks_the_case_spec_files(dist: Path, tmp_path: Path) -> None:
+    bad = _copy(dist, tmp_path, "specs")
+    first = sorted((bad / "case_specs").glob("*.json"))[0]
+    spec = json.loads(first.read_text())
+    spec["eval_grid"]["nx"] += 1
+    first.write_text(json.dumps(spec))
+    (bad / "case_specs" / "case-0000000000000000.json").write_text("{}")
+    write_manifest(bad, "test-set", "1.2.3", ["dolfinx"])
+    messages = {p.message for p in verify(bad)}
+    assert "the case_spec file is not its record's case_spec" in messages
+    assert "a case_spec file of no case of the set" in messages
+    first.unlink()
+    write_manifest(bad, "test-set", "1.2.3", ["dolfinx"])
+    assert "its case_spec file is missing" in {p.message for p in verify(bad)}

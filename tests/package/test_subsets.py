@@ -78,7 +78,12 @@ def test_each_configuration_loads_with_datasets_and_croissant(two_sets: Path, tm
     mlc = pytest.importorskip("mlcroissant")
     ds = mlc.Dataset(jsonld=str(two_sets / "croissant.json"))
     assert all(r["authored/id"].decode().endswith("_authored") for r in ds.records("authored"))
-    assert len(list(ds.records("authored_agent"))) == n
+    # each set's agent record set holds its own cases' tasks only (the prompts directory is shared)
+    for config, folder in (("agent", two_sets), ("authored_agent", two_sets / "authored")):
+        rows = list(ds.records(config))
+        public = {json.loads(ln)["public_id"] for ln in (folder / "cases.jsonl").read_text().splitlines()}
+        assert len(rows) == n and {r[f"{config}/id"].decode() for r in rows} == public, config
+        assert all(r[f"{config}/prompt"].startswith(b"# Task") for r in rows)
 
 
 def test_a_set_added_is_a_minor_release_and_verify_catches_a_clash(built: Path, two_sets: Path,

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from casekit.derive import derive
 from casekit.model.source import CaseSource, load_source_dict
-from casekit.prompts import FEEDBACK_CODE_LIMIT, render, scaffold
+from casekit.prompts import FEEDBACK_CODE_LIMIT, feedback, render, scaffold
 
 REPO = Path(__file__).resolve().parents[2]
 #: casekit's own sample (cases/<family>/).  The imported records (cases/pdeagent-bench/) keep their
@@ -104,6 +104,36 @@ def test_feedback_prompt_structure() -> None:
                   verdict={**v, "stage": "F-Time", "error": 1e-5, "runtime": {"median": 7.5, "runs": [7.5]},
                            "failure": {"category": "runtime", "message": ""}})
     assert "7.500 s" in slow and "too slow" in slow
+
+
+def test_feedback_in_a_chat_is_the_verdict_alone() -> None:
+    """A turn of a conversation that holds the task and the previous answer repeats neither: it is
+    the standalone prompt with the previous code and the original task left out, and small."""
+    spec, _ = spec_and_hidden(CASES[0])
+    v = {"attempt": 1, "stage": "F-Exec", "error": None, "runtime": None, "stderr_tail": "Traceback\nValueError: bad",
+         "failure": {"category": "crash", "message": "exit status 1: ValueError: bad"}}
+    code = "def solve(case_spec):\n    raise ValueError('bad')\n"
+    alone, turn = feedback(spec, "dolfinx", v, code), feedback(spec, "dolfinx", v, code, in_chat=True)
+    task = render(spec, "dolfinx")
+    assert alone.endswith(task) and code.strip() in alone
+    assert turn.startswith("# Attempt 2 of 3") and "crash" in turn and "ValueError: bad" in turn
+    assert code.strip() not in turn and "# The original task" not in turn and "case_spec (authoritative)" not in turn
+    assert len(turn) < len(task) / 5 < len(alone) / 5
+
+
+@pytest.mark.dolfinx
+def test_a_built_case_is_named_by_its_public_id_or_its_id(store) -> None:  # type: ignore[no-untyped-def]
+    """``casekit prompt CASE_ID --cases build``: agents' submissions are named by the public id."""
+    from typer.testing import CliRunner
+
+    from casekit.cli import app
+
+    rec = next(iter(store.records.values()))
+    for name in (rec["public_id"], rec["id"]):
+        result = CliRunner().invoke(app, ["prompt", name, "--cases", str(store.root)])
+        assert result.exit_code == 0 and result.output.strip() == render(rec["case_spec"], "dolfinx").strip(), name
+    result = CliRunner().invoke(app, ["prompt", "case-0000000000000000", "--cases", str(store.root)])
+    assert result.exit_code == 2 and "no case 'case-0000000000000000'" in result.output
 
 
 POISSON_NUMERICS = textwrap.dedent('''

@@ -127,6 +127,28 @@ def test_labels_are_drawn_as_written_never_as_mathtext(name: str, tmp_path: Path
     assert all((tmp_path / "html" / f).stat().st_size for f in ("pass_rate_by_family.png", "failure_stages.png"))
 
 
+def test_an_html_path_is_the_page_file_and_any_other_path_a_directory(tmp_path: Path) -> None:
+    """``--html report.html`` writes that one file, its figures inlined (nothing else beside it);
+    ``--html out`` writes out/index.html with the PNG figures beside it."""
+    d = _write_eval(tmp_path / "eval", two_systems())
+    where = tmp_path / "pages"
+    where.mkdir()
+    r = CliRunner().invoke(app, ["report", str(d), "--html", str(where / "report.html")])
+    assert r.exit_code == 0, r.output
+    page = where / "report.html"
+    assert page.is_file() and sorted(p.name for p in where.iterdir()) == ["report.html"]
+    text = page.read_text()
+    assert len(re.findall(r'<img src="data:image/png;base64,[A-Za-z0-9+/=]+"', text)) == 4
+    assert "agent_a" in text and "Wilson 95" in text
+    r = CliRunner().invoke(app, ["report", str(d), "--html", str(tmp_path / "site")])
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "site").is_dir() and (tmp_path / "site" / "index.html").is_file()
+    assert len(list((tmp_path / "site").glob("*.png"))) == 4
+    (tmp_path / "taken.html").mkdir()  # a directory already named .html is not overwritten by a file
+    r = CliRunner().invoke(app, ["report", str(d), "--html", str(tmp_path / "taken.html")])
+    assert r.exit_code == 2 and "is a directory" in r.output
+
+
 def _write_eval(d: Path, verdicts: list[dict]) -> Path:
     d.mkdir(parents=True, exist_ok=True)
     (d / "verdicts.jsonl").write_text("".join(json.dumps(v) + "\n" for v in verdicts))
@@ -204,3 +226,24 @@ def test_clashing_systems_get_distinct_names_and_keep_their_counts(dirs: list[li
     assert len(names) == len(dirs) and len(notes) == 1
     counts = sorted(sum(v["system"] == n for v in rows) for n in names)
     assert counts == sorted(i % 3 + 1 for i in range(len(dirs)))
+
+
+def test_pass_at_k_shows_every_k_any_system_reached(tmp_path: Path) -> None:
+    """The tables took k from the first system: a one-attempt system listed first hid the other's
+    pass@2 (in the text and the HTML; --json had it).  Every k is a row; a system with fewer
+    attempts shows "-" there, not 0 %."""
+    verdicts = [verdict("a_one", 0, "Pass"), verdict("a_one", 1, "F-Acc"),
+                verdict("b_two", 0, "F-Acc"), verdict("b_two", 0, "Pass", attempt=2),
+                verdict("b_two", 1, "F-Exec"), verdict("b_two", 1, "Pass", attempt=2)]
+    data = report_data(verdicts, ["x"])
+    assert data["pass_at_k"] == {"a_one": {"1": 0.5}, "b_two": {"1": 0.0, "2": 1.0}}
+    [(title, header, rows)] = [t for t in tables(data) if t[0].startswith("pass@k")]
+    assert header == ["k", "a_one", "b_two"]
+    assert rows == [["1", "50.0%", "0.0%"], ["2", "-", "100.0%"]]
+    d = _write_eval(tmp_path / "eval", verdicts)
+    r = CliRunner().invoke(app, ["report", str(d), "--html", str(tmp_path / "html")], terminal_width=200)
+    assert r.exit_code == 0, r.output
+    assert re.search(r"\n 2 │ +- │ 100\.0% ", r.stdout), r.stdout
+    page = (tmp_path / "html" / "index.html").read_text()
+    table = page.split(f"<h2>{title}</h2>", 1)[1].split("</table>", 1)[0]
+    assert '<tr><td>2</td><td class="none">-</td><td>100.0%</td></tr>' in table, table

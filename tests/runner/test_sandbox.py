@@ -381,3 +381,20 @@ def test_casekit_is_masked_but_not_another_distributions_directories(monkeypatch
     monkeypatch.setattr(casekit, "__file__", str(tmp_path / "casekit" / "__init__.py"))
     dirs, _ = local.masks((), [tmp_path])
     assert {tmp_path / "casekit", tmp_path / "templates"} <= set(dirs)
+
+
+def test_a_build_solve_is_bounded_by_cpu_time_and_says_so(tmp_path: Path) -> None:
+    """A build's solves (casekit's own solvers) are limited by CPU time, which a busy machine does
+    not stretch, with a wall-clock backstop: a solve that spins past its CPU budget is killed
+    with a message that says so (not a bare signal number)."""
+    from casekit.build.pipeline import WALL_BACKSTOP, BuildOptions
+    from casekit.execution import crash_message
+
+    limits = BuildOptions.solve_limits(1.2, 256)
+    assert limits.cpu_sec == 2 and limits.timeout_sec == WALL_BACKSTOP * 2 and limits.memory_mb == 256
+    # the kill itself, with a wall clock no loaded machine reaches first
+    spec = RunSpec(["/bin/sh", "-c", "while :; do :; done"], {}, {"PATH": "/usr/bin:/bin"},
+                   Limits(timeout_sec=600, cpu_sec=1, memory_mb=256), timing="wrapper")
+    r = local.LocalRunner().run(spec, tmp_path / "out")
+    assert not r.timed_out and r.exit_code is not None and r.exit_code > 128
+    assert "CPU-time limit" in crash_message(r)

@@ -95,7 +95,7 @@ def _convert(rec: dict[str, Any], repair: bool = False) -> Imported:
     if "reference_config" in oc:
         src["reference"] = _reference(oc["reference_config"], src["calibration"], diameter, out,
                                       numerical="manufactured_solution" not in src,
-                                      parabolic="parabolic" in FAMILIES.get(family).math_types(transient=True))
+                                      parabolic=FAMILIES.get(family).time_order == 1)
     if rec.get("agent_knobs"):  # method hints for agents (e.g. Taylor-Hood for Stokes): not part of a case
         names = [k.get("name", "?") for k in rec["agent_knobs"] if isinstance(k, dict)]
         out.note("dropped", f"agent_knobs {names} are solver hints for agents, not case data; casekit's prompts give "
@@ -630,8 +630,11 @@ def _calibration(oc: dict[str, Any], diameter: float, out: Imported, time: dict[
     return res
 
 
-#: the time scheme of a parabolic case's reference levels and of its calibration when the anchor's
-#: oracle steps with backward Euler: second order and damping (Crank-Nicolson keeps the rough,
+#: the time scheme of a parabolic case's reference levels (a family first order in time: heat,
+#: convection-diffusion, Burgers, reaction-diffusion -- the paper gives reaction-diffusion a math
+#: type of its own, but its time operator is parabolic: its no-exact references stepped with backward
+#: Euler at a quarter of the record's step and took over 600 s per level) and of its calibration when
+#: the anchor's oracle steps with backward Euler: second order and damping (Crank-Nicolson keeps the rough,
 #: high-frequency part of initial data alive step after step -- heat_no_exact_high_freq_initial's
 #: Crank-Nicolson reference gave e_base 1.4 -- and backward Euler at the record's step misses a
 #: decaying mode by tens of percent: heat_no_exact's oracle, dt 0.02, e_base 0.37)

@@ -84,12 +84,18 @@ class Engine:
                 image, *_inner(spec)]
 
 
-@cache
 def _engine_status(engine: str) -> tuple[bool, str]:
-    """Whether the engine answers (a client without a daemon does not count)."""
-    if shutil.which(engine) is None:
+    """Whether the engine answers (a client without a daemon does not count).  The probe is
+    cached per executable found on the current PATH, so a changed PATH is seen."""
+    executable = shutil.which(engine)
+    if executable is None:
         return False, f"{engine} is not installed"
-    probe = [engine, "version"] if engine == "apptainer" else [engine, "info", "--format", "{{.ServerVersion}}"]
+    return _probe(engine, executable)
+
+
+@cache
+def _probe(engine: str, executable: str) -> tuple[bool, str]:
+    probe = [executable, "version"] if engine == "apptainer" else [executable, "info", "--format", "{{.ServerVersion}}"]
     try:
         r = subprocess.run(probe, capture_output=True, text=True, timeout=20)
     except (OSError, subprocess.TimeoutExpired) as exc:

@@ -3,7 +3,9 @@
 ``R`` is the family's spatial residual (diffusion, transport, reaction, minus forcing and
 boundary data) evaluated at a time Constant.  Schemes: backward Euler, Crank-Nicolson, and BDF2
 (started with one Crank-Nicolson step).  Linear problems factorise their matrix once per scheme
-and reuse it for every step; nonlinear ones take Newton steps on compiled forms.
+and reuse it for every step; nonlinear ones take Newton steps on compiled forms with one Newton
+per scheme, which keeps its factorised Jacobian from step to step while its steps converge fast
+(:class:`~casekit.tracks.dolfinx.solvers.linalg.Newton`).
 """
 
 from __future__ import annotations
@@ -58,6 +60,8 @@ def integrate(p: Problem, space: Any, residual: Residual, stats: Stats, *, linea
         for d in bcs:
             d.update()
         kind = "crank_nicolson" if scheme == "bdf2" and step == 1 else scheme
+        if kind not in solvers:  # BDF2's Crank-Nicolson start is not solved again: free its factorisation
+            solvers.clear()
         if linear:
             if kind not in solvers or time_dependent_operator:
                 a, L = ufl.system(form(kind, ufl.TrialFunction(space)))

@@ -1,0 +1,130 @@
+"""Late sibling draws (``casekit.authoring.sibling.LATE``): recipes tried after the plain and
+adapted ones, for the PDEAgent-Bench records none of whose earlier draws validated.  They add
+draws; they never change one that was released."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from casekit import yamlio
+from casekit.authoring.sibling import ADAPTED_ATTEMPTS, ATTEMPTS, LATE, adapted, drawn, sibling
+from casekit.importers.formats.pdeagent_bench import convert
+from casekit.validate import check_source
+
+REPO = Path(__file__).resolve().parents[2]
+CASES = REPO / "cases" / "pdeagent-bench"
+
+
+def _records(shared_data: Path, ids: set[str]) -> dict[str, dict]:
+    out = {}
+    with shared_data.open() as fh:
+        for line in fh:
+            rec = json.loads(line)
+            if rec["id"] in ids:
+                out[rec["id"]] = rec
+    return out
+
+
+def _released(draw: int) -> Path:
+    """The first committed sibling (by path) released from ``draw``."""
+    for path in sorted(CASES.glob("*/*.yaml")):
+        if drawn(yamlio.loads(path.read_text())) == draw:
+            return path
+    raise AssertionError(f"no committed sibling of draw {draw}")
+
+
+# one committed sibling of each plain and adapted recipe (draw 6 + k takes ADAPTED[k % 6]) and of
+# the late ones released so far
+@pytest.mark.parametrize("draw", [0, 6, 7, 8, 9, 10, 11, 14, 16, 18, 19, 20, 21, 23])
+def test_released_siblings_are_redrawn_as_they_were(shared_data: Path, draw: int) -> None:
+    """The late draws and the builder keys they brought change no earlier draw, and a late draw
+    is redrawn as it was released: a committed sibling's solution is what its draw still gives."""
+    committed = yamlio.loads(_released(draw).read_text())
+    anchor = committed["provenance"]["anchor"]
+    rec = _records(shared_data, {anchor})[anchor]
+    again = sibling(convert(rec, repair=True).source, anchor, draw)
+    assert again["manufactured_solution"] == committed["manufactured_solution"]
+
+
+def test_late_draws_follow_the_adapted_ones_once_each() -> None:
+    assert ADAPTED_ATTEMPTS == 18
+    assert len(LATE) == ATTEMPTS - ADAPTED_ATTEMPTS
+    for k, overlay in enumerate(LATE):
+        recipe = adapted({}, ADAPTED_ATTEMPTS + k)
+        assert recipe["periodic"] == "boundary"
+        assert all(recipe[key] == value for key, value in overlay.items() if key not in ("faster", "shape"))
+        if "shape" in overlay:  # in place of the record's character, whatever it was
+            assert adapted({"solution": {"kind": "poly", "options": {"degree": 3}}},
+                           ADAPTED_ATTEMPTS + k)["solution"] == overlay["shape"]
+    with pytest.raises(ValueError, match="draws 0 to"):
+        adapted({}, ATTEMPTS)
+
+
+POISSON_FOUR_HOLES = "poisson_multihole_4_exp"
+
+
+def test_late_draws_are_reproducible(shared_data: Path) -> None:
+    src = convert(_records(shared_data, {POISSON_FOUR_HOLES})[POISSON_FOUR_HOLES], repair=True).source
+    for k in range(len(LATE)):
+        a = sibling(src, POISSON_FOUR_HOLES, ADAPTED_ATTEMPTS + k)
+        assert a == sibling(src, POISSON_FOUR_HOLES, ADAPTED_ATTEMPTS + k)
+        other = sibling(src, "another_anchor", ADAPTED_ATTEMPTS + k)
+        assert a["manufactured_solution"] != other["manufactured_solution"]
+
+
+@pytest.mark.slow
+def test_a_bubble_on_every_carrier_answers_the_forcing_terms_fit(shared_data: Path) -> None:
+    """Poisson on a square with four holes (an outline of degree 12): the level set capped at
+    degree 10 misses a hole, its monomials are among the forcing's terms, and the fit of those to
+    the boundary data came within 1e-2 of the answer in every earlier draw.  The first late draw's
+    bubble vanishes on every carrier, and its sibling validates clean."""
+    src = convert(_records(shared_data, {POISSON_FOUR_HOLES})[POISSON_FOUR_HOLES], repair=True).source
+    assert LATE[0]["level_degree"] == "all"
+    assert check_source(sibling(src, POISSON_FOUR_HOLES, ADAPTED_ATTEMPTS)) == []
+
+
+def _late(shared_data: Path, anchor: str, k: int) -> dict:
+    src = convert(_records(shared_data, {anchor})[anchor], repair=True).source
+    return sibling(src, anchor, ADAPTED_ATTEMPTS + k)
+
+
+@pytest.mark.slow
+def test_a_tenth_of_the_amplitude_keeps_a_logistic_forcing_from_cancelling(shared_data: Path) -> None:
+    """Logistic reaction on a T-junction: the square of a bubble on its seven lines, multiplied
+    out, cancelled to some 1e-7 of the forcing in every earlier draw; a tenth of the amplitude
+    prints a forcing exact in double precision, and the sibling validates clean."""
+    assert LATE[1]["bubble_scale"] == LATE[1]["shape_scale"] == 0.1
+    assert check_source(_late(shared_data, "rd_tjunction_logistic", 1)) == []
+
+
+@pytest.mark.slow
+def test_a_bubble_in_every_mode_answers_the_wave_time_coefficients(shared_data: Path) -> None:
+    """A wave on a square with Dirichlet sides: the modes' skewed sines are nearly eigenfunctions,
+    the forcing's time coefficients print their shapes and, with the initial data, span the answer
+    (draw 6); with a bubble in every mode (draw 20) they do not."""
+    src = convert(_records(shared_data, {"wave_periodic_trig"})["wave_periodic_trig"], repair=True).source
+    assert any("time_coefficients" in p.message for p in check_source(sibling(src, "wave_periodic_trig", 6)))
+    assert check_source(sibling(src, "wave_periodic_trig", ADAPTED_ATTEMPTS + 2)) == []
+
+
+@pytest.mark.slow
+def test_an_oscillatory_shape_answers_the_nearest_lobe_datum(shared_data: Path) -> None:
+    """Convection-diffusion on a dumbbell: the lobes' data are the solution composed with a map
+    that fixes the circle; a shape of five or six half-waves (draw 21) moves far enough between a
+    point and its image that the nearest datum is no answer."""
+    case = _late(shared_data, "convdiff_dumbbell_diag_supg", 3)
+    assert case["manufactured_solution"]["u"].count("pi") >= 2
+    assert check_source(case) == []
+
+
+@pytest.mark.slow
+def test_a_steady_bubble_keeps_a_cubic_reaction_printable(shared_data: Path) -> None:
+    """u + u**3 on an eccentric annulus: the forcing of every earlier draw had 4000 to 4700 tokens;
+    with two modes, the bubble's steady, and a polynomial shape (draws 22 and 23) it prints, and
+    draw 23 validates."""
+    case = _late(shared_data, "rd_eccentric_cubic", 5)
+    assert "exp" in case["manufactured_solution"]["u"]  # the shape still decays
+    assert check_source(case) == []
