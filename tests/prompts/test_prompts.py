@@ -115,7 +115,7 @@ def test_feedback_in_a_chat_is_the_verdict_alone() -> None:
     code = "def solve(case_spec):\n    raise ValueError('bad')\n"
     alone, turn = feedback(spec, "dolfinx", v, code), feedback(spec, "dolfinx", v, code, in_chat=True)
     task = render(spec, "dolfinx")
-    assert alone.endswith(task) and code.strip() in alone
+    assert alone.endswith(task.partition("\n")[2].lstrip("\n")) and code.strip() in alone  # under "# The original task"
     assert turn.startswith("# Attempt 2 of 3") and "crash" in turn and "ValueError: bad" in turn
     assert code.strip() not in turn and "# The original task" not in turn and "case_spec (authoritative)" not in turn
     assert len(turn) < len(task) / 5 < len(alone) / 5
