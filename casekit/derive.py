@@ -670,7 +670,10 @@ def build_case_spec(d: Derived) -> dict[str, Any]:
     if periodic:
         bc["periodic"] = [{"tags": [p.source, p.target], "translation": list(p.translation)}
                           for p in periodic]
-    spec: dict[str, Any] = {"pde": pde, "domain": d.domain.spec(), "bc": {
+    from casekit.prompts.boundary_words import boundary_tags
+
+    domain = {**d.domain.spec(), "boundary_tags": boundary_tags(d.domain)}  # wording from the geometry
+    spec: dict[str, Any] = {"pde": pde, "domain": domain, "bc": {
         k: bc[k] for k in ("dirichlet", "neumann", "robin", "periodic") if k in bc}}
     if d.initial:
         given_ic = d.source.initial or {}

@@ -67,6 +67,7 @@ def domain_show(
     """Mesh a template and report its description, sizes, tags and mesh quality."""
     from casekit.domains import DOMAINS, resolve
     from casekit.domains.meshing import MeshOptions, generate, quality, write
+    from casekit.prompts.boundary_words import boundary_tags
 
     DOMAINS.get(name)  # an unknown name is refused as itself (resolve places it in a case source)
     domain = resolve(name, parse_params(param), pointer="")
@@ -80,7 +81,7 @@ def domain_show(
                     "cells": mesh.num_cells, "cell_type": mesh.cell_type, "nodes": len(mesh.points),
                     "seconds": elapsed, "inverted": q.inverted, "min_angle_deg": q.min_angle_deg,
                     "tags": {tag: {"facets": len(mesh.facets.get(tag, [])), "wording": wording}
-                             for tag, wording in domain.tag_wording().items()}})
+                             for tag, wording in boundary_tags(domain).items()}})
     else:
         _report(name, domain, mesh, q, elapsed)
     if png is not None:
@@ -94,6 +95,8 @@ def domain_show(
 
 
 def _report(name: str, domain: Any, mesh: Any, q: Any, elapsed: float) -> None:
+    from casekit.prompts.boundary_words import boundary_tags
+
     console.print(Text.assemble((name, "bold"), f": {domain.describe()}"))
     console.print(f"bounding box: {[round(v, 6) for v in domain.bbox()]}")
     what = "area" if domain.dim == 2 else "volume"
@@ -103,7 +106,7 @@ def _report(name: str, domain: Any, mesh: Any, q: Any, elapsed: float) -> None:
     angle = f"{q.min_angle_deg:.1f} deg" if q.min_angle_deg is not None else "n/a"
     console.print(f"quality: {q.inverted} inverted cells, minimum angle {angle}, smallest relative cell "
                   f"size {q.min_relative_measure:.3f}")
-    for tag, wording in domain.tag_wording().items():
+    for tag, wording in boundary_tags(domain).items():
         console.print(f"  tag {tag}: {len(mesh.facets.get(tag, []))} facets; {wording}")
     for pair in domain.geometry.periodic:
         console.print(f"  periodic: {pair.target} = {pair.source} + {list(pair.translation)}")

@@ -57,6 +57,9 @@ def evaluate(
     convergence: str = typer.Option(None, "--convergence", help="Self-convergence diagnostic: run each attempt "
                                     "again with case_spec['resolution'] set to each of these cells-across values "
                                     "(e.g. 16,32) and report the observed order; never gates."),
+    prompt_variant: str = typer.Option("standard", "--prompt-variant", help="The prompt variant the submissions "
+                                       "were written from, recorded in every verdict and shown by casekit report: "
+                                       "standard, or thresholds (casekit prompt --state-thresholds)."),
     as_json: bool = json_option("the verdicts"),
 ) -> None:
     """Run each submission isolated (no network, limits, only the agent view visible), check every
@@ -86,7 +89,8 @@ def evaluate(
     store = _store(cases, release, track, subset)
     opts = EvalOptions(store, submissions, out, track, system, repeats, jobs, runner=runner, memory_mb=memory_mb,
                        timing=timing, timing_file=timing_file,
-                       executor=executor_options(executor, scheduler, jobs), convergence=resolutions)
+                       executor=executor_options(executor, scheduler, jobs), convergence=resolutions,
+                       prompt_variant=prompt_variant)
     with Display("evaluate", console_err, unit="cases", part_unit="attempts", order=STAGE_ORDER) as display:
         def planned(work: Work) -> None:
             resumed = f"; {work.resumed} verdict(s) resumed from {out / 'verdicts.jsonl'}" if work.resumed else ""

@@ -10,15 +10,22 @@ from casekit.cli.app import Output, app, json_option
 from casekit.errors import UsageError
 
 
+def record_of(case: str, cases: Path, library: str = "dolfinx") -> dict:
+    """The built record of ``case`` (descriptive or public id) in a build or dataset
+    (``library``'s records first, then every other track's)."""
+    from casekit.evaluate.store import find_case as find_built
+
+    store, case_id = find_built(cases, case, library)
+    return store.records[case_id]  # type: ignore[no-any-return]
+
+
 def case_spec_of(case: str, cases: Path | None, library: str = "dolfinx") -> tuple[str, dict]:
     """(descriptive id, case_spec) of a case named by a source file or by its descriptive or
     public id: among the case sources, or with ``cases`` in a build or dataset (``library``'s
     records first, then every other track's)."""
     if cases is not None:
-        from casekit.evaluate.store import find_case as find_built
-
-        store, case_id = find_built(cases, case, library)
-        return case_id, store.records[case_id]["case_spec"]
+        record = record_of(case, cases, library)
+        return record["id"], record["case_spec"]
     from casekit.cli.author import find_case
     from casekit.derive import derive
     from casekit.model.source import load_source
@@ -42,12 +49,23 @@ def prompt(
     code: Path | None = typer.Option(None, "--code", help="The previous attempt's code (default: the copy the "
                                      "evaluator kept)."),
     out: Path | None = typer.Option(None, "--out", help="Write the text here instead of printing it."),
+    state_thresholds: bool = typer.Option(False, "--state-thresholds", help="The thresholds variant: state the "
+                                          "case's accuracy threshold (and its targets') and the runtime rule "
+                                          "numerically (off by default, as in the PDEAgent-Bench paper; needs the "
+                                          "built record: --cases)."),
     as_json: bool = json_option("the prompt with its case, library, tier and sha256"),
 ) -> None:
     """Render the prompt of a tier (deterministic: same case and library, same bytes)."""
     from casekit.jsonio import atomic_write_text, iter_jsonl
     from casekit.prompts import previous_verdict, prompt_hash, render
+    from casekit.prompts.variants import StatedThresholds
 
+    thresholds = None
+    if state_thresholds:
+        if cases is None:
+            raise UsageError("--state-thresholds states the built case's thresholds: name the build or dataset "
+                             "that holds it", valid="--cases BUILD_OR_DATASET")
+        thresholds = StatedThresholds.of_record(record_of(case, cases, library))
     case_id, spec = case_spec_of(case, cases, library)
     previous = None
     last = None
@@ -62,7 +80,7 @@ def prompt(
         if not path.is_file():
             raise UsageError(f"the previous code is not at {path}", valid="--code FILE")
         previous = path.read_text()
-    text = render(spec, library, tier, verdict=last, previous_code=previous)
+    text = render(spec, library, tier, verdict=last, previous_code=previous, thresholds=thresholds)
     shown = Output(as_json)
     if out is not None:
         atomic_write_text(out, text)
@@ -70,4 +88,5 @@ def prompt(
     elif not as_json:
         shown.say(text)
     shown.result({"case_id": case_id, "library": library, "tier": tier, "sha256": prompt_hash(text),
+                  "prompt_variant": "thresholds" if thresholds is not None else "standard",
                   "out": str(out) if out is not None else None, "prompt": text})

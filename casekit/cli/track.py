@@ -38,12 +38,15 @@ def track_list(as_json: bool = json_option("the listing")) -> None:
 @track_app.command("new")
 def track_new(
     name: str = typer.Argument(..., help="The track's name (a lower-case identifier, e.g. ngsolve)."),
-    language: str = typer.Option("python", "--language", help="python (the submission is solve(case_spec))."),
+    language: str = typer.Option("python", "--language", help="python (the submission is solve(case_spec)) or "
+                                 "cpp (a C++ program built with CMake in the sandbox, as deal.II's)."),
     title: str = typer.Option("", "--title", help="The library's name and version as prompts say it."),
-    root: Path = typer.Option(None, "--root", help="The casekit checkout (default: the one casekit runs from)."),
+    root: Path = typer.Option(None, "--root", help="The casekit checkout to write into (default: the one that "
+                              "holds the current directory)."),
 ) -> None:
     """Write casekit/tracks/NAME (registration, environment, container, guide, scaffold, a working
-    finite-difference solver) and tests/tracks/NAME; then follow docs/adding-a-track.md."""
+    finite-difference solver) and tests/tracks/NAME into a casekit checkout; then follow
+    docs/adding-a-track.md."""
     from casekit.tracks.new import new_track
 
     for path in new_track(name, language, title, root):

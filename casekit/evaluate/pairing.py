@@ -53,6 +53,8 @@ class Attempt:
     artifacts: Path
     #: a failure known before running (no submission, too large, ...)
     failure: tuple[str, str] | None = None
+    #: the prompt variant the submission was written from (casekit.prompts.variants)
+    prompt_variant: str = "standard"
 
 
 @dataclass
@@ -150,7 +152,8 @@ def evaluate_case(batch: CaseBatch, track: Track, *, repeats: int, limits: Limit
                 conv = self_convergence(convergence, run, spec, work / f"a{i}-convergence")
             shutil.rmtree(work / f"prep{i}", ignore_errors=True)  # its program is not run again
             out.append(verdict(record, ex, scorer if prepared is not None else None, tm, track=track.name,
-                               system=a.system, attempt=a.attempt, submission_sha256=a.sha256, convergence=conv))
+                               system=a.system, attempt=a.attempt, submission_sha256=a.sha256, convergence=conv,
+                               prompt_variant=a.prompt_variant))
     return out
 
 

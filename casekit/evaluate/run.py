@@ -31,6 +31,7 @@ from casekit.evaluate.pairing import Attempt, CaseBatch, evaluate_case
 from casekit.evaluate.store import CaseStore
 from casekit.evaluate.verdicts import record_hash
 from casekit.executors import ExecutorOptions
+from casekit.prompts.variants import check_variant, variant_of
 from casekit.runner.limits import Limits
 from casekit.tracks import TRACKS
 
@@ -62,6 +63,9 @@ class EvalOptions:
     executor: ExecutorOptions | None = None
     #: resolutions of the self-convergence diagnostic runs (empty: none); never gates
     convergence: tuple[int, ...] = ()
+    #: the prompt variant the submissions were written from (casekit.prompts.variants), recorded
+    #: in every verdict
+    prompt_variant: str = "standard"
 
     def systems(self) -> list[tuple[str, Path]]:
         dirs = [self.submissions] if isinstance(self.submissions, Path) else list(self.submissions)
@@ -204,6 +208,7 @@ def plan(opts: EvalOptions, journal: Journal, ignored: list[str] | None = None,
     batches: dict[str, CaseBatch] = {}
     resumed: list[dict[str, Any]] = []
     for system, root in opts.systems():
+        _same_variant(journal, opts.track, system, opts.prompt_variant)
         by_case: dict[str, list[Path]] = {}
         for case_dir in sorted(root.iterdir()):
             case_id = store.resolve(case_dir.name)
@@ -238,8 +243,20 @@ def plan(opts: EvalOptions, journal: Journal, ignored: list[str] | None = None,
                     rescored.append(f"{system} {case_id} attempt {n}: {why}")
                 batch = batches.setdefault(case_id, CaseBatch(store.records[case_id], store.reference(case_id)))
                 batch.attempts.append(Attempt(system, n, files, sha,
-                                              opts.out / "artifacts" / system / case_id / f"attempt_{n}", failure))
+                                              opts.out / "artifacts" / system / case_id / f"attempt_{n}", failure,
+                                              opts.prompt_variant))
     return [batches[k] for k in sorted(batches)], resumed
+
+
+def _same_variant(journal: Journal, track: str, system: str, variant: str) -> None:
+    """A system's verdicts in one journal come from one prompt variant: resuming it with another
+    is refused (the report would mix two experiments under one name)."""
+    given = {variant_of(v) for v in journal.all() if v["track"] == track and v["system"] == system}
+    if given - {variant}:
+        raise UsageError(f"{journal.path} holds verdicts of {system!r} on {track} written from "
+                         f"{', '.join(sorted(given))} prompts; this evaluation says {variant}",
+                         valid="--prompt-variant " + " ".join(sorted(given)) + ", or another --system or --out for "
+                               "the other variant")
 
 
 @dataclass(frozen=True)
@@ -308,6 +325,7 @@ def evaluate(opts: EvalOptions, done: Callable[[list[dict[str, Any]]], None] = l
     progress display)."""
     if opts.timing not in TIMING_MODES:
         raise UsageError(f"unknown timing {opts.timing!r}", valid=", ".join(TIMING_MODES))
+    check_variant(opts.prompt_variant)
     if opts.repeats < 1:
         raise UsageError("--repeats must be at least 1")
     if not opts.store.records:
@@ -337,7 +355,8 @@ def evaluate(opts: EvalOptions, done: Callable[[list[dict[str, Any]]], None] = l
 
 def evaluate_attempt(store: CaseStore, case: str, code: str, out: Path, *, track: str = "dolfinx",
                      system: str = "model", attempt: int = 1, repeats: int = 3, memory_mb: int = 4096,
-                     runner: str = "local", timing: str = "paired", epoch: int = 1) -> dict[str, Any]:
+                     runner: str = "local", timing: str = "paired", epoch: int = 1,
+                     prompt_variant: str = "standard") -> dict[str, Any]:
     """One attempt's verdict, exactly as ``casekit evaluate`` gives it: ``code`` is the track's
     submission file (``solver.py`` or ``solver.cpp``) for the case ``case`` (public or
     descriptive id); the verdict is appended to ``OUT/verdicts.jsonl`` (for ``casekit report``)
@@ -358,9 +377,11 @@ def evaluate_attempt(store: CaseStore, case: str, code: str, out: Path, *, track
         files, failure = {}, ("invalid_submission", f"{name} is larger than {MAX_SUBMISSION_BYTES} bytes")
     where = out / "artifacts" / system / case_id / (f"epoch_{epoch}" if epoch > 1 else "") / f"attempt_{attempt}"
     batch = CaseBatch(store.records[case_id], store.reference(case_id), [
-        Attempt(system, attempt, files, _sha(files), where, failure)])
+        Attempt(system, attempt, files, _sha(files), where, failure, check_variant(prompt_variant))])
     ctx = _Context(track, repeats, memory_mb, runner, timing, {}, out, (store.root, out.resolve()))
-    [verdict] = Journal(out / "verdicts.jsonl").append(score_batch((batch, ctx)))
+    journal = Journal(out / "verdicts.jsonl")
+    _same_variant(journal, track, system, prompt_variant)
+    [verdict] = journal.append(score_batch((batch, ctx)))
     return verdict
 
 

@@ -128,10 +128,11 @@ def target_results(record: dict[str, Any], scorer: RunScorer | None, scored: boo
 
 def verdict(record: dict[str, Any], ex: Execution, scorer: RunScorer | None, timing: Timing | None, *, track: str,
             system: str, attempt: int, submission_sha256: str = "",
-            convergence: dict[str, Any] | None = None) -> dict[str, Any]:
+            convergence: dict[str, Any] | None = None, prompt_variant: str = "standard") -> dict[str, Any]:
     """The attempt's verdict, :func:`checked`: an error while making it is the attempt's
     ``scoring_error`` (its runs and logs kept, nothing it produced scored).  Only a record that
-    cannot make even that verdict raises (the case's fault, never an attempt's)."""
+    cannot make even that verdict raises (the case's fault, never an attempt's).  It records the
+    prompt variant the submission was written from (casekit.prompts.variants)."""
     try:
         v = _verdict(record, ex, scorer, timing, track=track, system=system, attempt=attempt,
                      submission_sha256=submission_sha256, convergence=convergence)
@@ -139,7 +140,7 @@ def verdict(record: dict[str, Any], ex: Execution, scorer: RunScorer | None, tim
         failure = ("scoring_error", f"the attempt could not be scored: {type(exc).__name__}: {str(exc)[:300]}")
         v = _verdict(record, replace(ex, failure=failure, failed_run=""), None, timing, track=track, system=system,
                      attempt=attempt, submission_sha256=submission_sha256)
-    return checked(v)
+    return checked({**v, "prompt_variant": prompt_variant})
 
 
 def _verdict(record: dict[str, Any], ex: Execution, scorer: RunScorer | None, timing: Timing | None, *, track: str,

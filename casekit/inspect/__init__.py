@@ -14,6 +14,9 @@ the first attempt passed) and ``pass_at_k`` (an attempt within ``attempts`` pass
 cannot start (no built cases, an unknown track or tier) stops ``inspect eval`` with a one-line
 error and exit status 1; Inspect's mock model (``mockllm/model``) runs offline
 (:mod:`casekit.inspect.mock`).
+With ``state_thresholds`` the prompts (and the feedback) are the thresholds variant
+(``casekit.prompts.variants``: the case's accuracy threshold and the runtime rule stated
+numerically; off by default, as in the PDEAgent-Bench paper); every verdict records the variant.
 
     inspect eval casekit/benchmark --model openai/gpt-4o -T cases=build -T track=dolfinx -T attempts=3
 """
@@ -54,7 +57,7 @@ def extract_code(text: str, language: str) -> str:
 class _Bench:
     """The dataset and evaluator a task scores against (one per task)."""
 
-    def __init__(self, cases: str, track: str, repeats: int, out: str) -> None:
+    def __init__(self, cases: str, track: str, repeats: int, out: str, state_thresholds: bool = False) -> None:
         from casekit.evaluate.store import open_store
         from casekit.tracks import TRACKS
 
@@ -63,6 +66,8 @@ class _Bench:
         if not self.store.records:
             raise UsageError(f"{cases} holds no built cases for the {track} track")
         self.repeats = repeats
+        self.state_thresholds = state_thresholds
+        self.prompt_variant = "thresholds" if state_thresholds else "standard"
         self.out = Path(out) if out else Path(tempfile.mkdtemp(prefix="casekit-inspect-"))
         #: Inspect runs samples concurrently; their evaluations run one at a time, as in
         #: ``casekit evaluate`` (timed runs never overlap, and the journal has one writer)
@@ -73,7 +78,14 @@ class _Bench:
 
         with self._lock:
             return evaluate_attempt(self.store, case_id, code, self.out, track=self.track.name, system=system,
-                                    attempt=attempt, repeats=self.repeats, epoch=epoch)
+                                    attempt=attempt, repeats=self.repeats, epoch=epoch,
+                                    prompt_variant=self.prompt_variant)
+
+    def thresholds(self, case_id: str) -> Any:
+        """What the prompts of ``case_id`` state in the thresholds variant (None: standard)."""
+        from casekit.prompts.variants import StatedThresholds
+
+        return StatedThresholds.of_record(self.store.records[case_id]) if self.state_thresholds else None
 
 
 def _system(state: TaskState) -> str:
@@ -100,7 +112,7 @@ def attempt_loop(bench: _Bench, attempts: int) -> Any:
                 break
             # the chat holds the task and this answer: the next turn is the verdict alone
             state.messages.append(ChatMessageUser(content=feedback(spec, bench.track.name, verdict, code, attempts,
-                                                                   in_chat=True)))
+                                                                   bench.thresholds(case_id), in_chat=True)))
         return state
 
     return solve
@@ -134,28 +146,32 @@ def verdict_scorer(bench: _Bench) -> Any:
 
 @task
 def benchmark(cases: str = "build", track: str = "dolfinx", tier: str = "single", attempts: int = 1,
-              repeats: int = 3, out: str = "") -> Task:
+              repeats: int = 3, out: str = "", state_thresholds: bool = False) -> Task:
     """A casekit benchmark as an Inspect task: ``cases`` a build directory or packaged dataset,
     ``track`` the library, ``tier`` single or plan (the first prompt), ``attempts`` > 1 for the
-    feedback loop, ``repeats`` timed runs per attempt, ``out`` where verdicts and artifacts go."""
+    feedback loop, ``repeats`` timed runs per attempt, ``out`` where verdicts and artifacts go,
+    ``state_thresholds`` the thresholds prompt variant (off by default)."""
     try:
-        return _benchmark(cases, track, tier, attempts, repeats, out)
+        return _benchmark(cases, track, tier, attempts, repeats, out, state_thresholds)
     except CasekitError as exc:  # Inspect prints the message alone and exits with status 1
         raise PrerequisiteError(f"casekit/benchmark: {exc}") from exc
 
 
-def _benchmark(cases: str, track: str, tier: str, attempts: int, repeats: int, out: str) -> Task:
+def _benchmark(cases: str, track: str, tier: str, attempts: int, repeats: int, out: str,
+               state_thresholds: bool) -> Task:
     from casekit.prompts import render
 
     if tier not in TIERS:
         raise UsageError(f"unknown tier {tier!r} for the Inspect task", valid=", ".join(TIERS))
     if attempts < 1 or repeats < 1:
         raise UsageError("attempts and repeats must be at least 1")
-    bench = _Bench(cases, track, repeats, out)
-    samples = [Sample(id=str(r.get("public_id") or cid), input=render(r["case_spec"], track, tier),
+    bench = _Bench(cases, track, repeats, out, state_thresholds)
+    samples = [Sample(id=str(r.get("public_id") or cid),
+                      input=render(r["case_spec"], track, tier, thresholds=bench.thresholds(cid)),
                       metadata={"case_id": cid, "family": r["case_spec"]["pde"]["type"],
                                 "domain": r["case_spec"]["domain"]["type"]})
                for cid, r in sorted(bench.store.records.items())]
     return Task(dataset=MemoryDataset(samples, name=f"casekit-{track}"), setup=local_token_counts(),
                 solver=attempt_loop(bench, attempts), scorer=verdict_scorer(bench),
-                metadata={"track": track, "tier": tier, "attempts": attempts})
+                metadata={"track": track, "tier": tier, "attempts": attempts,
+                          "prompt_variant": bench.prompt_variant})

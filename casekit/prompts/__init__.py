@@ -5,8 +5,10 @@ Tiers: ``single`` (the paper's six parts), ``feedback`` (attempts 2 and 3, from 
 (a FEABench-style modelling plan) and ``modelspecs`` (FEABench's ModelSpecs: a structured,
 software-agnostic specification -- geometry, physics, materials, boundary conditions, mesh
 hint, requested outputs -- beside the natural-language tiers).  Rendering is deterministic: the
-same case_spec and library give byte-identical text.  Nothing of the evaluator side is ever an input: no manufactured
-solution, reference or calibration settings, e_base, t_base or thresholds.
+same case_spec and library give byte-identical text.  Nothing of the evaluator side is an input:
+no manufactured solution, reference or calibration settings, e_base, t_base or thresholds -- except
+in the thresholds variant, which states tau_acc and the runtime rule when asked to
+(:mod:`casekit.prompts.variants`; off by default).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from casekit.errors import CasekitError, UnknownName, UsageError
 from casekit.families import FAMILIES
 from casekit.families.base import DATA_BC_KINDS
 from casekit.jsonio import sha256_bytes
+from casekit.prompts.variants import StatedThresholds
 from casekit.resources import templates_dir
 from casekit.solvers.targets import TARGETS_FILE
 from casekit.targets import describe as describe_target
@@ -56,8 +59,9 @@ def _library(name: str) -> Any:
     return TRACKS.get(name)
 
 
-def context(case_spec: dict[str, Any], library: str) -> dict[str, Any]:
-    """Everything the templates use, derived from the agent view alone."""
+def context(case_spec: dict[str, Any], library: str, thresholds: StatedThresholds | None = None) -> dict[str, Any]:
+    """Everything the templates use, derived from the agent view alone -- and, in the thresholds
+    variant (:mod:`casekit.prompts.variants`), the evaluator's numbers it states."""
     lib = _library(library)
     family = FAMILIES.get(case_spec["pde"]["type"])
     dom = case_spec["domain"]
@@ -81,6 +85,7 @@ def context(case_spec: dict[str, Any], library: str) -> dict[str, Any]:
         "targets_file": TARGETS_FILE,
         "ic_keys": sorted(case_spec.get("ic") or {}),
         "grid_text": f"{grid['nx']} x {grid['ny']}" + (f" x {grid['nz']}" if dim == 3 else ""),
+        "grid": grid,
         "family": family, "main": main, "flux_text": family.flux_text, "dim": dim,
         "domain_text": domain.describe(), "boundary_tags": dom["boundary_tags"],
         "library_title": lib.title, "language": lib.language,
@@ -95,14 +100,46 @@ def context(case_spec: dict[str, Any], library: str) -> dict[str, Any]:
         "npz_text": npz, "shape_text": shape, "components": comps,
         "axes_text": ", ".join(f"`{a}` of shape ({n},)" for a, n in axes),
         "packages_text": lib.packages_text(),
-        "guide": guide_path.read_text() if guide_path.exists() else f"(no guide for {lib.title} yet)",
+        "guide": guide_body(guide_path.read_text()) if guide_path.exists() else f"(no guide for {lib.title} yet)",
+        "thresholds": thresholds.context() if thresholds is not None else None,
     }
+
+
+#: the heading level of a guide's sections inside a prompt (under its "## <library> API guide")
+GUIDE_SECTION_LEVEL = 3
+
+
+def guide_body(text: str) -> str:
+    """A track's guide as the prompt shows it, under the prompt's own "## <library> API guide"
+    heading: without the guide's title (it would repeat that heading) and with its sections one
+    level below it.  Lines in fenced code blocks are code, never headings."""
+    lines = text.splitlines()
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    if lines and lines[0].startswith("#"):
+        lines.pop(0)
+        while lines and not lines[0].strip():
+            lines.pop(0)
+    fenced = False
+    heads = []
+    for i, line in enumerate(lines):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        elif not fenced and line.startswith("#"):
+            heads.append(i)
+    if heads:
+        shift = GUIDE_SECTION_LEVEL - min(len(lines[i]) - len(lines[i].lstrip("#")) for i in heads)
+        for i in heads:
+            level = len(lines[i]) - len(lines[i].lstrip("#"))
+            lines[i] = "#" * (level + shift) + lines[i][level:]
+    return "\n".join(lines) + ("\n" if text.endswith("\n") else "")
 
 
 def _summary(spec: dict[str, Any], family: Any, domain_text: str, library: str, bc_lines: list[str]) -> str:
     time = spec["pde"].get("time")
-    parts = [f"Write a {library} program that solves the {family.title.lower()} on {domain_text}"
-             + (f", from t = {time['t0']:g} to t = {time['t_end']:g}" if time else "") + "."]
+    parts = [f"Problem: {family.title} on {domain_text}"
+             + (f", from t = {time['t0']:g} to t = {time['t_end']:g}" if time else "") + ".",
+             f"Write a {library} program that solves it."]
     parts.append("Coefficients: " + _params_text(spec, family))
     parts.append("Boundary conditions: " + "; ".join(bc_lines) + ".")
     g = spec["eval_grid"]
@@ -143,10 +180,12 @@ def _bc_lines(spec: dict[str, Any], family: Any) -> list[str]:
 
 
 def render(case_spec: dict[str, Any], library: str, tier: str = "single", *, verdict: dict[str, Any] | None = None,
-           previous_code: str | None = None, attempts: int = 3) -> str:
+           previous_code: str | None = None, attempts: int = 3, thresholds: StatedThresholds | None = None) -> str:
+    """The prompt of ``tier``; with ``thresholds`` the thresholds variant (the evaluator's numbers
+    stated), else the standard one."""
     if tier not in TIERS:
         raise UnknownName(f"unknown prompt tier {tier!r}", valid=", ".join(TIERS))
-    ctx = context(case_spec, library)
+    ctx = context(case_spec, library, thresholds)
     if tier == "single":
         return _env().get_template("prompts/single.md.j2").render(ctx)
     if tier == "plan":
@@ -158,7 +197,7 @@ def render(case_spec: dict[str, Any], library: str, tier: str = "single", *, ver
     if verdict is None or previous_code is None:
         raise UsageError("the feedback tier needs the previous attempt's verdict and code",
                            valid="--verdict VERDICTS.jsonl and --code FILE")
-    return feedback(case_spec, library, verdict, previous_code, attempts)
+    return feedback(case_spec, library, verdict, previous_code, attempts, thresholds)
 
 
 def previous_verdict(verdicts: Iterable[dict[str, Any]], case_id: str, track: str, system: str | None = None,
@@ -191,14 +230,16 @@ def previous_verdict(verdicts: Iterable[dict[str, Any]], case_id: str, track: st
 
 
 def feedback(case_spec: dict[str, Any], library: str, verdict: dict[str, Any], previous_code: str,
-             attempts: int = 3, *, in_chat: bool = False) -> str:
+             attempts: int = 3, thresholds: StatedThresholds | None = None, *, in_chat: bool = False) -> str:
     """The prompt of the next attempt: only the previous error value or runtime, the failure
-    category, message and error output -- never thresholds, e_base, t_base or references.  It
+    category, message and error output -- never thresholds, e_base, t_base or references (in the
+    standard variant; the thresholds variant states the thresholds, and the runtime ratio).  It
     stands alone (the previous code and the original task follow the verdict), or, ``in_chat``,
     is the next turn of a conversation that holds both already: the verdict alone."""
     if verdict["stage"] == "Pass":
         raise CasekitError("the previous attempt passed: there is nothing to feed back")
-    ctx = context(case_spec, library)
+    ctx = context(case_spec, library, thresholds)
+    ratio = (verdict.get("timing") or {}).get("ratio")
     failure = verdict.get("failure") or {}
     stderr = (verdict.get("stderr_tail") or "")[-1500:]
     return _env().get_template("prompts/feedback.md.j2").render(
@@ -209,8 +250,16 @@ def feedback(case_spec: dict[str, Any], library: str, verdict: dict[str, Any], p
         error=f"{verdict['error']:.3e}" if verdict.get("error") is not None else "n/a",
         runtime=f"{(verdict['runtime'].get('max') or verdict['runtime']['median']):.3f}"
         if verdict.get("runtime") else "n/a",
-        where=_where(verdict.get("error_profile") or {}), in_chat=in_chat,
-        original="" if in_chat else render(case_spec, library, "single"))
+        where=_where(verdict.get("error_profile") or {}), thresholds=ctx["thresholds"],
+        ratio=f"{ratio:.2f}" if isinstance(ratio, (int, float)) else "", in_chat=in_chat,
+        original="" if in_chat else _without_title(render(case_spec, library, "single", thresholds=thresholds)))
+
+
+def _without_title(text: str) -> str:
+    """A prompt without its first heading line ("# Task"): the feedback prompt shows it under its own
+    "# The original task"."""
+    head, _, rest = text.partition("\n")
+    return rest.lstrip("\n") if head.startswith("# ") else text
 
 
 def _where(profile: dict[str, Any]) -> list[str]:

@@ -99,6 +99,16 @@ def failure_categories(by_system: dict[str, list[dict[str, Any]]]) -> dict[str, 
     return dict(sorted(out.items()))
 
 
+def prompt_variants(verdicts: Iterable[dict[str, Any]]) -> dict[str, list[str]]:
+    """The prompt variants each system's submissions were written from (casekit.prompts.variants)."""
+    from casekit.prompts.variants import variant_of
+
+    out: dict[str, set[str]] = defaultdict(set)
+    for v in verdicts:
+        out[v["system"]].add(variant_of(v))
+    return {s: sorted(vs) for s, vs in sorted(out.items())}
+
+
 def first_attempts(verdicts: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     return [v for v in verdicts if v["attempt"] == 1]
 

@@ -50,6 +50,7 @@ def report_data(verdicts: list[dict[str, Any]], sources: list[str]) -> dict[str,
         "verdicts_from": sources,
         "n_verdicts": len(verdicts),
         "systems": names,
+        "prompt_variants": agg.prompt_variants(verdicts),
         "evaluated_with": sorted({v.get("casekit_version", "unknown") for v in verdicts}),
         "evaluated_between": _span(v.get("evaluated_at") for v in verdicts),
         "tracks": sorted({v["track"] for v in verdicts}),
@@ -86,11 +87,12 @@ def _span(stamps: Any) -> list[str]:
 
 def tables(data: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
     """(title, header, rows) of every table, for the terminal."""
-    out = []
+    names = data["systems"]
+    out = [("Prompt variant the submissions were written from", ["", *names],
+            [["prompt", *(", ".join(data["prompt_variants"].get(s, [])) or "-" for s in names)]])]
     for sec in data["sections"]:
         out.append((sec["title"] + " -- pass% [95% CI] (k/n)", [sec["key"] or "", *sec["systems"]],
                     [[r["group"], *(c["text"] for c in r["cells"])] for r in sec["rows"]]))
-    names = data["systems"]
     out.append(("Stages (first attempts)", ["stage", *names],
                 [[st, *(str(data["stages"][s][st]) for s in names)] for st in ("F-Exec", "F-Acc", "F-Time", "Pass")]))
     if data["failure_categories"]:

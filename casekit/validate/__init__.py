@@ -183,7 +183,7 @@ def _check_source(data: dict[str, Any], path: Path | None, settings: Settings | 
     problems += _typed(derived)
     problems += run_all(view, settings)
     measures.update(view.measures)
-    problems += _targets(derived)
+    problems += _targets(derived, settings or Settings())
     return problems, derived
 
 
@@ -201,9 +201,10 @@ def _time_steps(source: CaseSource) -> list[Problem]:
             for pointer, lv in settings if not isinstance(lv, dict) or lv.get("dt") is None]
 
 
-def _targets(d: Derived) -> list[Problem]:
+def _targets(d: Derived, settings: Settings) -> list[Problem]:
     """Targets: every listed track computes their kinds; their exact values can be gated (not
-    near zero, maxima inside); no agent-visible number is one of them."""
+    near zero, maxima inside); no agent-visible number is one of them, and no inverter reads one
+    off the agent view."""
     if not d.targets:
         return []
     kinds = {t.kind for t in d.targets}
@@ -219,7 +220,29 @@ def _targets(d: Derived) -> list[Problem]:
         values = d.target_values
     except CasekitError as exc:
         return out + [p.located(case_id=d.case_id) for p in (exc.problems or [exc.as_problem("targets")])]
-    return out + visible_target_values(d.case_spec(), values, d.case_id)
+    return out + visible_target_values(d.case_spec(), values, d.case_id) + guessed_targets(d, values, settings)
+
+
+def guessed_targets(d: Derived, values: dict[str, float], settings: Settings) -> list[Problem]:
+    """A target value that an inverter of the battery (the trivial baselines among them) reports
+    from the agent view alone, within the gap validation asks of the field (no threshold is
+    known before the build; the build's trial refuses it within the target's own threshold):
+    the case would be rejected by the build, so it is refused here, by ``casekit new`` (which
+    draws again) and ``casekit validate``."""
+    from casekit.evaluate.verdicts import grid_mask
+    from casekit.validate.inversion import InverterError, target_errors
+
+    spec = d.case_spec()
+    try:
+        errors = target_errors(spec, values, grid_mask(spec), d.grid.points())
+    except InverterError as exc:
+        return [Problem(str(exc), "/targets", d.case_id, check="leak.target")]
+    gap = settings.span_gap_min
+    return [Problem(f"target {name!r} needs no solve: the inverter {kind!r} reports it from the agent view alone "
+                    f"within a relative error of {e:.2e} (the build would reject the case)", "/targets", d.case_id,
+                    valid=f"targets that every inverter misses by at least {gap:g} (another kind or quantity, or "
+                          "another draw: casekit new --seed)", check="leak.target")
+            for (kind, name), e in sorted(errors.items(), key=lambda kv: kv[1]) if e < gap]
 
 
 def visible_target_values(spec: dict[str, Any], values: dict[str, float], case_id: str) -> list[Problem]:

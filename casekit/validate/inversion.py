@@ -53,3 +53,27 @@ def exact_arrays(spec: dict[str, Any], solution: Any, kind: str, names: list[str
         full[flat] = column
         out[name] = full.reshape(mask.shape)
     return out
+
+
+def target_errors(spec: dict[str, Any], values: dict[str, float], mask: np.ndarray,
+                  points: np.ndarray) -> dict[tuple[str, str], float]:
+    """(inverter kind, target name) -> the relative error of the target value the inverter
+    reports (estimated from its grid arrays, as the build's trial and the trivial baselines do),
+    for every applicable inverter whose arrays are finite inside the domain."""
+    from casekit.solvers.targets import from_grid
+
+    out: dict[tuple[str, str], float] = {}
+    for kind in kinds():
+        try:
+            if not applicable(kind, spec):
+                continue
+            grid = arrays(kind, spec)
+            if not all(bool(np.isfinite(a[mask]).all()) for a in grid.values()):
+                continue  # refused by the artifact check before its targets count
+            estimates = from_grid(spec, grid, points)
+        except Exception as exc:  # fail closed, as score() does
+            raise InverterError(f"the inverter {kind!r} could not be scored, so the case cannot be shown to "
+                                f"reject it: {type(exc).__name__}: {exc}") from None
+        for name, exact in values.items():
+            out[(kind, name)] = metrics.rel_scalar(estimates[name], exact)
+    return out

@@ -46,9 +46,58 @@ def test_track_names_are_checked(tmp_path: Path) -> None:
         new_track("newlib", root=tmp_path)
 
 
+def _fake_checkout(root: Path) -> Path:
+    """The two things that make a directory a casekit checkout for ``casekit track new``."""
+    (root / "casekit" / "tracks").mkdir(parents=True)
+    (root / "casekit" / "tracks" / "base.py").write_text("")
+    (root / "tests" / "tracks").mkdir(parents=True)
+    (root / ".git").mkdir()
+    return root
+
+
+def test_track_new_writes_into_the_checkout_that_holds_the_current_directory(tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 30: ``casekit track new`` wrote into the checkout casekit was installed from, whatever
+    directory the contributor stood in.  It now writes into the checkout holding the current
+    directory (from any subdirectory of it), or the one --root names, and refuses a directory in
+    no checkout with one line naming the project it is in."""
+    from typer.testing import CliRunner
+
+    from casekit.cli import app
+
+    mine = _fake_checkout(tmp_path / "my-clone")
+    monkeypatch.chdir(mine / "tests" / "tracks")
+    r = CliRunner().invoke(app, ["track", "new", "here_lib", "--title", "Here 1.0"])
+    assert r.exit_code == 0, r.output
+    assert (mine / "casekit" / "tracks" / "here_lib" / "__init__.py").is_file()
+    assert (mine / "tests" / "tracks" / "here_lib" / "test_here_lib.py").is_file()
+    assert not any((REPO / part / "tracks" / "here_lib").exists() for part in ("casekit", "tests"))
+
+    other = _fake_checkout(tmp_path / "other-clone")
+    r = CliRunner().invoke(app, ["track", "new", "there_lib", "--language", "cpp", "--root", str(other)])
+    assert r.exit_code == 0, r.output
+    assert (other / "casekit" / "tracks" / "there_lib" / "solvers" / "poisson.cpp").is_file()
+    assert not (mine / "casekit" / "tracks" / "there_lib").exists()
+
+    project = tmp_path / "some-project"
+    (project / ".git").mkdir(parents=True)
+    (project / "src").mkdir()
+    monkeypatch.chdir(project / "src")
+    r = CliRunner().invoke(app, ["track", "new", "nowhere_lib"])
+    assert r.exit_code == 2 and "not in a casekit checkout" in r.output and "some-project" in r.output
+    assert "--root" in r.output and not (project / "casekit").exists()
+    r = CliRunner().invoke(app, ["track", "new", "bad_lang", "--language", "fortran", "--root", str(mine)])
+    assert r.exit_code == 2 and "python, cpp" in r.output
+
+
 @pytest.mark.slow
-def test_the_skeleton_of_a_new_track_passes_its_own_tests(tmp_path: Path) -> None:
-    """What docs/adding-a-track.md walks through, in a fresh copy of the checkout."""
+@pytest.mark.parametrize(("language", "name"), [("python", "skel_fd"), ("cpp", "skel_cc")])
+def test_the_skeleton_of_a_new_track_passes_its_own_tests(language: str, name: str, tmp_path: Path) -> None:
+    """What docs/adding-a-track.md walks through, in a fresh copy of the checkout (run from a
+    subdirectory of it): the skeleton's own end-to-end test, the coverage and the convergence test
+    pass -- for a C++ track too (a CMake-built program, compiled in the sandbox)."""
+    if language == "cpp" and not all(shutil.which(tool) for tool in ("c++", "cmake", "make")):
+        pytest.skip("no C++ compiler and CMake here")
     root = tmp_path / "checkout"
     for part in ("casekit", "tests", "schemas", "templates", "pyproject.toml"):
         src = REPO / part
@@ -57,13 +106,13 @@ def test_the_skeleton_of_a_new_track_passes_its_own_tests(tmp_path: Path) -> Non
         else:
             shutil.copy2(src, root / part)
     env = {**os.environ, "PYTHONPATH": str(root)}
-    r = subprocess.run([sys.executable, "-m", "casekit.cli", "track", "new", "skel_fd", "--title",
-                        "finite differences"], cwd=root, env=env, capture_output=True, text=True, timeout=300)
+    r = subprocess.run([sys.executable, "-m", "casekit.cli", "track", "new", name, "--language", language, "--title",
+                        "finite differences"], cwd=root / "tests", env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
-    assert (root / "casekit" / "tracks" / "skel_fd" / "solvers" / "__init__.py").is_file()
+    assert (root / "casekit" / "tracks" / name / "solvers" / "__init__.py").is_file()
     r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
-                        "tests/tracks", "-k", "skel_fd"], cwd=root, env=env, capture_output=True, text=True,
-                       timeout=900)
+                        "tests/tracks", "-k", name], cwd=root, env=env, capture_output=True, text=True,
+                       timeout=1500)
     assert r.returncode == 0 and "3 passed" in r.stdout, r.stdout[-3000:] + r.stderr[-2000:]
 
 

@@ -138,3 +138,28 @@ def test_the_code_is_taken_from_the_block_that_defines_the_entry_point() -> None
     assert extract_code(text, "python").startswith("def solve")
     assert extract_code("no code at all", "python") == ""
     assert "int main" in extract_code("```cpp\nint main() { return 0; }\n```", "cpp")
+
+
+def test_the_thresholds_variant_reaches_the_prompt_the_feedback_and_the_verdict(built: Path) -> None:
+    """``-T state_thresholds=true``: the first prompt and the feedback state the case's tau_acc,
+    and every verdict records the thresholds variant (off by default: standard)."""
+    import json
+
+    record = next(iter(open_store(built / "build", "dolfinx").records.values()))
+    tau = f"{record['evaluation_metadata']['thresholds']['tau_acc']:.6g}"
+    out = built / "inspect-thresholds"
+    task = benchmark(cases=str(built / "build"), track="dolfinx", repeats=1, attempts=2, out=str(out),
+                     state_thresholds=True)
+    [sample] = task.dataset
+    assert tau in str(sample.input) and task.metadata["prompt_variant"] == "thresholds"
+    model = get_model("mockllm/model", custom_outputs=[_answer(_code(built, "zero")), _answer(_code(built, "zero"))],
+                      memoize=False)
+    [log] = inspect_eval(task, model=model, log_dir=str(out / "logs"), display="none")
+    assert log.status == "success", log.error
+    [s] = log.samples or []
+    feedback = [m for m in s.messages if m.role == "user"][1].text
+    assert "(the threshold: " + tau + ")" in feedback
+    variants = {json.loads(line)["prompt_variant"] for line in (out / "verdicts.jsonl").read_text().splitlines()}
+    assert variants == {"thresholds"}
+    plain = benchmark(cases=str(built / "build"), track="dolfinx", repeats=1, out=str(built / "inspect-plain"))
+    assert tau not in str(plain.dataset[0].input) and plain.metadata["prompt_variant"] == "standard"

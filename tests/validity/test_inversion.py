@@ -217,3 +217,31 @@ def test_the_span_margin_never_lets_the_oracle_fit_pass_and_is_always_reachable(
     assert tau >= residual / SPAN_MARGIN
     assert largest_threshold(min(1.0, residual + 0.01)) >= tau
     assert largest_threshold(0.999) > 0.5 * 0.99
+
+
+def test_a_target_an_inverter_reads_off_the_agent_view_is_refused_by_new_and_validate(tmp_path: Path) -> None:
+    """Issue 30: ``casekit new --targets max`` wrote, and ``casekit validate`` accepted, a case
+    whose max_u the boundary_poly inverter reports within 1.6e-3; ``casekit build`` rejected it
+    ("inverters pass target gates").  Validation now scores the battery's target estimates (the
+    build's trial, with the gap validation asks of the field), so validate refuses the draw with
+    one line naming the target and the inverter, and new draws again."""
+    from typer.testing import CliRunner
+
+    from casekit.authoring.builder import build_source
+    from casekit.cli import app
+    from tests.helpers import write
+
+    raw = build_source("poisson", "unit_square", {}, 13, targets=("max",))  # the draw casekit new took
+    problems = [p for p in check_source(raw) if p.check == "leak.target"]
+    assert problems and "'max_u'" in problems[0].message and "'boundary_poly'" in problems[0].message
+    assert problems[0].pointer == "/targets" and "needs no solve" in problems[0].message
+
+    new = make_case("poisson", "unit_square", {}, 13, targets=("max",))
+    assert new.seed != 13 and any(p.check == "leak.target" for p in new.rejected[0][1])
+    assert not check_source(new.source)
+
+    path = write(tmp_path, raw)
+    result = CliRunner().invoke(app, ["validate", str(path)])
+    assert result.exit_code == 1
+    [line] = [ln for ln in result.output.splitlines() if "needs no solve" in ln]
+    assert "max_u" in line and "boundary_poly" in line and "valid:" in line

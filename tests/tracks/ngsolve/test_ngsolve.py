@@ -59,7 +59,7 @@ def test_the_guide_runs_as_written(tmp_path: Path) -> None:
     assert len(blocks) >= 5
     check = textwrap.dedent("""
         assert sorted(set(mesh.GetBoundaries())) == ["bottom", "hole", "left", "right", "top"]
-        assert np.isfinite(values[0, 0]) and np.load("solution.npz")["u"].shape == (ny, nx)
+        assert np.isfinite(values[0, 0]) and np.load("solution.npz")["u"].shape == shape
         sq = occ.Rectangle(1, 1).Face()
         sq.edges.Max(occ.X).Identify(sq.edges.Min(occ.X), "periodic", occ.IdentificationType.PERIODIC)
         sq.edges.Min(occ.Y).name = "bottom"
@@ -76,8 +76,11 @@ def test_the_guide_runs_as_written(tmp_path: Path) -> None:
         assert abs(left - right) < 1e-6 and abs(mid) > 1e-3, (left, right, mid)
         print("GUIDE OK")
         """)
+    from tests.prompts.guides import template_case
+
+    (tmp_path / "case_spec.json").write_text(json.dumps(template_case("unit_square")))  # what solve() gets
     script = tmp_path / "guide.py"
-    script.write_text("\n".join(blocks) + check)
+    script.write_text("import json\ncase_spec = json.load(open('case_spec.json'))\n" + "\n".join(blocks) + check)
     python = TRACKS.get("ngsolve").python()  # type: ignore[attr-defined]
     r = subprocess.run([str(python), str(script)], capture_output=True, text=True, timeout=600, cwd=tmp_path,
                        env={**os.environ, "OMP_NUM_THREADS": "1", "HOME": str(tmp_path)})
