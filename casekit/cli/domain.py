@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from casekit.cli.app import app, command_group, console, console_err, json_option, print_json
-from casekit.errors import UsageError
+from casekit.errors import CasekitError, UsageError
 
 domain_app = command_group("The domain templates: parameters, meshes, boundary tags, pictures.")
 app.add_typer(domain_app, name="domain")
@@ -30,6 +30,20 @@ def parse_params(items: list[str]) -> dict:
         except json.JSONDecodeError:
             out[k.strip()] = v
     return out
+
+
+def resolve_from_options(name: str, params: dict) -> Any:
+    """The template with parameters given as ``--param``: a parameter it refuses is a usage error
+    (exit status 2) that names the option, not a case source's pointer."""
+    from casekit.domains import resolve
+
+    try:
+        return resolve(name, params, pointer="")
+    except UsageError:
+        raise
+    except CasekitError as exc:
+        where = exc.pointer.removeprefix("/params").strip("/").replace("/", ".")
+        raise UsageError(f"--param {where}: {exc.message}" if where else exc.message, valid=exc.valid) from None
 
 
 @domain_app.command("list")
@@ -65,12 +79,12 @@ def domain_show(
     as_json: bool = json_option("the report"),
 ) -> None:
     """Mesh a template and report its description, sizes, tags and mesh quality."""
-    from casekit.domains import DOMAINS, resolve
+    from casekit.domains import DOMAINS
     from casekit.domains.meshing import MeshOptions, generate, quality, write
     from casekit.prompts.boundary_words import boundary_tags
 
     DOMAINS.get(name)  # an unknown name is refused as itself (resolve places it in a case source)
-    domain = resolve(name, parse_params(param), pointer="")
+    domain = resolve_from_options(name, parse_params(param))
     t0 = time.perf_counter()
     mesh = generate(domain, MeshOptions(cells_across=cells_across, order=order, cell=cell, refine=refine))
     elapsed = time.perf_counter() - t0
@@ -85,7 +99,7 @@ def domain_show(
     else:
         _report(name, domain, mesh, q, elapsed)
     if png is not None:
-        from casekit.authoring.picture import draw
+        from casekit.authoring.mesh_picture import draw
 
         draw(domain, mesh, png)
         console_err.print(f"wrote {png}")
@@ -118,7 +132,7 @@ def domain_gallery(
     cells_across: int = typer.Option(24, "--cells-across", help="Target cells across each domain's diameter."),
 ) -> None:
     """Draw every template at its default parameters, with a README.md table."""
-    from casekit.authoring.picture import draw
+    from casekit.authoring.mesh_picture import draw
     from casekit.domains import DOMAINS, resolve
     from casekit.domains.meshing import MeshOptions, generate
     from casekit.jsonio import atomic_write_text
