@@ -142,8 +142,10 @@ class TooCoarse(Rejected):
 #: 3: a forcing exact to 40 digits is not 'inexact' for cancelling in double precision, and a
 #: threshold an inverter passes is refined like one short of the span margin; 4: the span margin is
 #: capped halfway from tau_acc to 1 (span.largest_threshold: five thresholds above 0.2 exceed any
-#: residual), and a numerical reference that every level reproduces to round-off is answerable
-REJECTION_RULES = 4
+#: residual), and a numerical reference that every level reproduces to round-off is answerable;
+#: 5: a calibration stays coarser than its reference level L1 by nodes across (cells x degree), not
+#: cells alone, so a P1 calibration below a P2 reference may be refined
+REJECTION_RULES = 5
 
 #: how the rejections of a case that can be answered without solving begin (an inverter passes, a
 #: target is guessed, the reference lies near a span of visible fields): casekit.build.answerable
@@ -178,8 +180,17 @@ def refine(settings: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def coarser(calibration: SolveSettings, level: SolveSettings) -> bool:
+    """Whether a calibration is coarser than a reference level, as a ladder needs: in space by
+    nodes across (cells x degree: a P2 level at 127 cells across is finer than a P1 calibration at
+    170), and in time by its step (where both step)."""
+    return calibration.cells_across * calibration.degree < level.cells_across * level.degree and (
+        level.dt is None or calibration.dt is None or calibration.dt > level.dt)
+
+
 def _level(settings: dict[str, Any]) -> str:
-    return f"{settings.get('cells_across')} cells across" + (
+    return (f"P{settings['degree']} at " if settings.get("degree") is not None else "") + \
+        f"{settings.get('cells_across')} cells across" + (
         f", dt {settings['dt']:g}" if settings.get("dt") is not None else "")
 
 
@@ -346,8 +357,7 @@ class CaseBuild:
         levels = self.source.reference.levels if self.source.reference and not self.source.manufactured else []
         if levels:
             l1 = SolveSettings.from_dict(levels[0])
-            if not (finer["cells_across"] < l1.cells_across and (l1.dt is None or finer["dt"] is None
-                                                                  or finer["dt"] > l1.dt)):
+            if not coarser(SolveSettings.from_dict(finer), l1):
                 return (f" (the calibration cannot be refined to {_level(finer)}: its reference level L1 "
                         f"{_level(l1.to_dict())} would not be finer)")
         return finer

@@ -346,3 +346,22 @@ def test_taylor_hood_families_never_calibrate_below_degree_2() -> None:
     from casekit.families import FAMILIES
 
     assert {n for n, f in FAMILIES.items() if f.min_degree == 2} == {"stokes", "navier_stokes"}
+
+
+@given(cells=st.integers(2, 400), degree=st.integers(1, 3), level_cells=st.integers(2, 400),
+       level_degree=st.integers(1, 3), dt=st.sampled_from([None, 0.01, 0.02]),
+       level_dt=st.sampled_from([None, 0.0025, 0.01, 0.02]))
+def test_a_calibration_is_coarser_than_a_level_by_nodes_across_and_step(cells: int, degree: int, level_cells: int,
+                                                                          level_degree: int, dt: float | None,
+                                                                          level_dt: float | None) -> None:
+    """A refined P1 calibration may pass a P2 level's cells (heat_no_exact: 121 P1 cells against L1's
+    127 P2 ones was refused, though L1 has twice the nodes across); never its nodes or its step."""
+    from casekit.build.pipeline import coarser
+    from casekit.solvers.settings import SolveSettings
+
+    cal = SolveSettings(cells_across=cells, degree=degree, dt=dt)
+    level = SolveSettings(cells_across=level_cells, degree=level_degree, dt=level_dt)
+    expected = cells * degree < level_cells * level_degree and (dt is None or level_dt is None or dt > level_dt)
+    assert coarser(cal, level) == expected
+    assert coarser(SolveSettings(cells_across=121, degree=1, dt=0.01), SolveSettings(cells_across=127, degree=2,
+                                                                                   dt=0.0025))

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from casekit.cli import app
 from casekit.importers import IMPORTERS
+from casekit.importers.formats.pdeagent_bench import TIME_ROOM
 from casekit.validate import check_source
 
 runner = CliRunner()
@@ -265,14 +266,15 @@ def test_only_reimports_the_named_records_and_keeps_the_rest(shared_data: Path, 
 
 def test_numerical_transient_references_refine_time_with_space(shared_data: Path) -> None:
     """A transient record without a manufactured solution: its reference levels refine the step
-    (L1 at most half the calibration's, L2 half of L1) so that e_base and the refinement gap see
-    the time error; a parabolic one steps its levels, and a backward-Euler calibration, with BDF2
+    (L1 at most the calibration's over 2^(TIME_ROOM + 1), leaving the build room to refine the
+    calibration TIME_ROOM times; L2 half of L1) so that e_base and the refinement gap see the time
+    error; a parabolic one steps its levels, and a backward-Euler calibration, with BDF2
     (heat_no_exact's backward-Euler oracle at dt 0.02 has e_base 0.37; a Crank-Nicolson reference
     keeps rough initial data alive).  A manufactured record's levels stay as the anchor gives them."""
     recs = records(shared_data)
     heat = convert(recs["heat_no_exact"], repair=True).source
     l1, l2 = heat["reference"]["levels"]
-    assert (l1["dt"], l2["dt"]) == (0.01, 0.005) and l1["scheme"] == l2["scheme"] == "bdf2"
+    assert TIME_ROOM == 2 and (l1["dt"], l2["dt"]) == (0.0025, 0.00125) and l1["scheme"] == l2["scheme"] == "bdf2"
     assert heat["calibration"]["scheme"] == "bdf2" and heat["calibration"]["dt"] == 0.02
     # reaction-diffusion is first order in time too (the paper's math type aside): its no-exact
     # references stepped with backward Euler and took over 600 s a level
@@ -283,7 +285,7 @@ def test_numerical_transient_references_refine_time_with_space(shared_data: Path
         assert [lv["scheme"] for lv in rd["reference"]["levels"]] == ["bdf2", "bdf2"], rid
     wave = convert(recs["wave_gear10_source_gauss"], repair=True).source
     l1, l2 = wave["reference"]["levels"]
-    assert l2["dt"] == l1["dt"] / 2 <= wave["calibration"]["dt"] / 4 and "scheme" not in l1
+    assert l2["dt"] == l1["dt"] / 2 <= wave["calibration"]["dt"] / 2 ** (TIME_ROOM + 2) and "scheme" not in l1
     for src in (heat, wave):
         assert check_source(src) == [], src["id"]
 

@@ -640,17 +640,30 @@ def _calibration(oc: dict[str, Any], diameter: float, out: Imported, time: dict[
 #: decaying mode by tens of percent: heat_no_exact's oracle, dt 0.02, e_base 0.37)
 REFERENCE_SCHEME = "bdf2"
 
+#: the calibration refinements a transient numerical reference leaves room for in time: a build
+#: refines a calibration too coarse for the case's gates (casekit.build.pipeline.refine halves the
+#: step) only while its reference level L1 stays finer, so L1 steps at most the calibration's step
+#: over 2^(ROOM + 1).  With L1 at half the step no refinement was possible: heat_no_exact, BDF2 at the
+#: record's step 0.02, has e_base 0.10 against a limit of 0.05 (time error: one halving takes it to
+#: about 0.025), and four no-exact heat records fell 1.2-3.5 x short of the span margin.  Two
+#: halvings cost the reference four times the steps of one (2-D heat: seconds; reaction-diffusion:
+#: about 4 minutes a level); the space has room already (a P2 reference level against a P1
+#: calibration is finer at the same cells across)
+TIME_ROOM = 2
+
 
 def _reference(cfg: dict[str, Any], calibration: dict[str, Any], diameter: float, out: Imported,
                numerical: bool = True, parabolic: bool = False) -> dict[str, Any]:
-    """The numerical reference's two refinement levels: L2 the anchor's reference discretisation,
-    L1 between the calibration and L2.  A transient case's levels refine time too: L1 at most
-    half the calibration's step (and no coarser than the anchor's reference step, nor than its
-    mesh ratio asks), L2 half of L1 -- levels that share one step leave their common time error
-    out of the refinement gap, and a reference no finer in time than the calibration out of
-    e_base.  A parabolic case's levels step with BDF2 (:data:`REFERENCE_SCHEME`), and so does its
-    calibration where the anchor's oracle stepped with backward Euler or named no scheme.  A record
-    with a manufactured solution keeps its levels as given (its reference is the solution)."""
+    """The numerical reference's two refinement levels: L2 the anchor's reference discretisation, L1
+    between the calibration and L2.  A transient case's levels refine time too: L1 at most the
+    calibration's step over 2^(TIME_ROOM + 1) (room for the build to refine the calibration
+    TIME_ROOM times; no coarser than the anchor's reference step, nor than its mesh ratio asks),
+    L2 half of L1 -- levels that share one step leave their common time error out of the
+    refinement gap, and a reference no finer in time than the calibration out of e_base.  A
+    parabolic case's levels step with BDF2 (:data:`REFERENCE_SCHEME`), and so does its
+    calibration where the anchor's oracle stepped with backward Euler or named no scheme.  A
+    record with a manufactured solution keeps its levels as given (its reference is the
+    solution)."""
     mesh, fem = cfg.get("mesh", {}), cfg.get("fem", {})
     l2 = {"cells_across": max(2, round(mesh.get("resolution", 128) * diameter)),
           "degree": fem.get("degree", fem.get("degree_u", 2))}
@@ -668,7 +681,7 @@ def _reference(cfg: dict[str, Any], calibration: dict[str, Any], diameter: float
     elif calibration.get("dt") is not None:
         cal_dt = float(calibration["dt"])
         cal_n = calibration.get("cells_across", SolveSettings().cells_across)  # what the calibration runs at
-        steps = [cal_dt / 2, cal_dt * cal_n / l1["cells_across"]]
+        steps = [cal_dt / 2 ** (TIME_ROOM + 1), cal_dt * cal_n / l1["cells_across"]]
         if isinstance(given, (int, float)) and given > 0:
             steps.append(float(given))
         l1["dt"] = float(f"{min(steps):.6g}")
