@@ -23,9 +23,12 @@ import sympy as sp
 
 from casekit.authoring.builder import draw_solution, merge
 from casekit.domains import resolve
+from casekit.errors import CasekitError
 from casekit.expr import COORDS, parse
 from casekit.families import FAMILIES, Family
 from casekit.ids import salted_seed
+from casekit.thresholds import DEFAULTS
+from casekit.validate.span import SPAN_GAP_MIN, SPAN_MARGIN
 
 #: the draws of the first recipe (the family's defaults and the record's character): siblings
 #: released from them stay what they are, so these draws never change
@@ -94,7 +97,27 @@ ADAPTED_ATTEMPTS = PLAIN_ATTEMPTS + 2 * len(ADAPTED)
 #:   tokens) and each of the cross terms the two atoms of a sine shape; without them it prints
 #:   (the third mode's cross terms gone too); then once more with a cubic shape (a second draw of
 #:   that recipe: the first came within 0.043 of the forcing's span on one eccentric annulus, and
-#:   cancelled to 2.6e-8 on another).
+#:   cancelled to 2.6e-8 on another);
+#: * paced draws (``paced``: :func:`paced` lowers the time rate until the calibration's time error at
+#:   the record's own step and scheme is at most :data:`TIME_ERROR`; a first-order family's modes a
+#:   rotating pair, two of them): every earlier draw stretches the family's rate x horizon to the
+#:   record's window, and a reaction-diffusion record calibrated with backward Euler (first order)
+#:   in 30 to 60 steps then makes a time error (a t)^2 / (2 n) of 2-4 % on its fastest mode (a = 1.35):
+#:   e_base 0.008-0.042, tau_acc ten times that, and the span margin (5 tau_acc) out of reach of the
+#:   initial data's and the time coefficients' residuals (0.05-0.34) -- eight siblings rejected, their
+#:   refinement over REFINE_SECONDS.  The trade-off: the solution's departure from the span of its
+#:   initial data grows like a (residual about s a, s the share of the modes that changes), the time
+#:   error like a^2 / (2 n); the build asks residual >= 50 e_base, validation residual >= 0.05, and the
+#:   best of the two ratios is at e_base = 0.05 / 50 = 1e-3 whatever n and s (:data:`TIME_ERROR`).
+#:   There a = sqrt(2 n 1e-3): 0.24-0.35 for 30-60 steps.  Decaying modes (s about 0.15) then leave
+#:   0.03 of the initial span; a rotating pair, whose sine mode starts at zero (s about 0.5), leaves
+#:   0.13-0.2 on the eight records (a build margin of about 2.5).  A linear reaction's trigonometric
+#:   shape is nearly an eigenfunction (its cosine coefficient minus a multiple of the initial data is
+#:   the sine mode: 0.004-0.04), so every other paced draw carries a bubble in every mode (0.07-0.13),
+#:   and one has faster shapes.  Three to four half-waves cost a P1 calibration of 170 cells across a
+#:   spatial error of 5.6e-3 (a logistic record, rejected at 2.5 tau_acc), and a bubble in every mode
+#:   makes a logistic forcing too long to print: then two to three half-waves, and a shape with its
+#:   non-separable extra mode (no eigenfunction either: 0.08-0.2 on the logistic records).
 LATE: tuple[dict[str, Any], ...] = (
     {"bubble": "constant", "bubble_scale": 2.0, "stream_bubble": True, "level_degree": "all"},
     {"bubble": "constant", "bubble_scale": 0.1, "shape_scale": 0.1},
@@ -102,7 +125,19 @@ LATE: tuple[dict[str, Any], ...] = (
     {"bubble": "constant", "bubble_scale": 3.0, "shape": {"kind": "trig", "options": {"freq": (5, 6)}}},
     {"bubble": "constant", "modes": 2, "steady_bubble": True, "shape": {"kind": "poly", "options": {"degree": 2}}},
     {"bubble": "constant", "modes": 2, "steady_bubble": True, "shape": {"kind": "poly", "options": {"degree": 3}}},
+    {"paced": "oscillate", "modes": 2},
+    {"paced": "oscillate", "modes": 2, "mode_bubbles": True},
+    {"paced": "oscillate", "modes": 2},
+    {"paced": "oscillate", "modes": 2, "faster": (3, 4)},
+    {"paced": "oscillate", "modes": 2, "mode_bubbles": True},
+    {"paced": "oscillate", "modes": 2, "faster": (2, 3)},
+    {"paced": "oscillate", "modes": 2, "shape": {"kind": "trig", "options": {"extra": True}}},
 )
+
+#: the largest relative time error a paced draw's calibration makes (see LATE): where the build's
+#: span margin (residual >= SPAN_MARGIN x alpha_acc x e_base) and validation's floor (residual >=
+#: SPAN_GAP_MIN) are met by the same residual -- the best balance, whatever the record's step count
+TIME_ERROR = SPAN_GAP_MIN / (SPAN_MARGIN * DEFAULTS["alpha_acc"])
 
 #: draws of a sibling before a record is given up: the plain ones, each adapted recipe twice, then
 #: each late recipe once
@@ -229,9 +264,71 @@ def adapted(rec: Mapping[str, Any], attempt: int) -> dict[str, Any]:
     return out
 
 
+def calibration_time_error(source: Mapping[str, Any], rec: Mapping[str, Any]) -> float:
+    """The relative time error (:mod:`casekit.authoring.time_error`) that ``source``'s calibration
+    (its step and scheme) makes on the time modes that the recipe ``rec`` draws; 0 for a steady
+    case."""
+    from casekit.authoring.catalogue import MODES, time_modes
+    from casekit.authoring.time_error import relative_error
+    from casekit.solvers.settings import SolveSettings
+
+    time = source.get("pde", {}).get("time")
+    if not time or "time" not in rec:
+        return 0.0
+    settings = SolveSettings.from_dict(source.get("calibration"))
+    dt = settings.dt if settings.dt is not None else time.get("dt")
+    if dt is None:
+        return 0.0
+    modes = time_modes(rec["time"]["factor"], float(rec["time"]["rate"]))[: rec.get("modes", MODES)]
+    return relative_error(modes, float(time["t0"]), float(time["t_end"]), float(dt), settings.scheme,
+                          FAMILIES.get(source["family"]).time_order)
+
+
+def paced(source: Mapping[str, Any], rec: Mapping[str, Any], bound: float | None = None) -> dict[str, Any]:
+    """``rec`` with its time rate lowered (to two significant digits, never raised) until the
+    calibration's time error on its modes is at most ``bound`` (:func:`calibration_time_error`)."""
+    bound = TIME_ERROR if bound is None else bound
+    out = dict(rec)
+    if calibration_time_error(source, out) <= bound:
+        return out
+    rate = float(out["time"]["rate"])
+    lo, hi = 0.0, rate  # the error grows with the rate: bisect for the largest rate within the bound
+    for _ in range(40):
+        mid = 0.5 * (lo + hi)
+        if calibration_time_error(source, {**out, "time": {**out["time"], "rate": mid}}) <= bound:
+            lo = mid
+        else:
+            hi = mid
+    digits = 10 ** (math.floor(math.log10(lo)) - 1) if lo > 0 else 0.0
+    slow = math.floor(lo / digits) * digits if digits else 0.0
+    while slow > 0 and calibration_time_error(source, {**out, "time": {**out["time"], "rate": slow}}) > bound:
+        slow -= digits  # the catalogue's rounding of the rates may have raised the error
+    if not slow > 0:
+        raise CasekitError(f"no time rate keeps the calibration's time error within {bound:g} at its step")
+    out["time"] = {**out["time"], "rate": float(f"{slow:.2g}")}
+    return out
+
+
 def sibling_seed(anchor: str, attempt: int) -> int:
     """The seed of a sibling's ``attempt``-th draw, derived from the anchor record's id."""
     return salted_seed(SIBLING_KEY, "sibling", anchor, attempt)
+
+
+def draw_recipe(source: Mapping[str, Any], attempt: int) -> dict[str, Any]:
+    """The builder's recipe of draw ``attempt`` of ``source``'s sibling (:func:`adapted` of its
+    :func:`recipe`); a paced draw's (:data:`LATE`) time rate lowered by :func:`paced`, and a
+    first-order family's time behaviour the one ``paced`` names."""
+    family = FAMILIES.get(source["family"])
+    time = source.get("pde", {}).get("time")
+    window = (float(time["t0"]), float(time["t_end"])) if time else None
+    char = character(source["manufactured_solution"]) if source.get("manufactured_solution") else "smooth"
+    rec = adapted(recipe(family, char, window), attempt)
+    pace = rec.pop("paced", None)
+    if pace is not None and window is not None:
+        if family.time_order == 1:  # a second-order family's sine mode would be its initial velocity
+            rec["time"] = {**rec["time"], "factor": pace}
+        rec = paced(source, rec)
+    return rec
 
 
 def sibling(source: Mapping[str, Any], anchor: str, attempt: int = 0) -> dict[str, Any]:
@@ -243,8 +340,7 @@ def sibling(source: Mapping[str, Any], anchor: str, attempt: int = 0) -> dict[st
     domain = resolve(source["domain"]["template"], source["domain"].get("params"))
     time = source.get("pde", {}).get("time")
     window = (float(time["t0"]), float(time["t_end"])) if time else None
-    char = character(source["manufactured_solution"]) if source.get("manufactured_solution") else "smooth"
-    rec = adapted(recipe(family, char, window), attempt)
+    rec = draw_recipe(source, attempt)
     rng = np.random.default_rng(sibling_seed(anchor, attempt))
     drawn_time = None if window is None else {"t0": window[0], "t_end": window[1], **{
         k: rec["time"][k] for k in ("factor", "rate")}}
@@ -267,17 +363,26 @@ def clean_sibling(source: Mapping[str, Any], anchor: str, notes: str = "", attem
     """The first of ``attempts`` siblings that validates clean (every validity rule: no leak, no
     inversion, a span residual above the margin), its draw, and why each earlier draw failed
     (``"draw k: <its first finding>"``); ``(None, attempts, failures)`` if none does.  ``notes``
-    becomes the sibling's author notes.  ``rejected``: {draw: why} that a build found answerable
-    (casekit.importers.replacements), skipped with that reason."""
-    from casekit.errors import CasekitError
+    becomes the sibling's author notes.  ``rejected``: {draw: why} that a build rejected
+    (casekit.importers.replacements), skipped with that reason; when the calibration's time error
+    on one of them was above :data:`TIME_ERROR` (:func:`calibration_time_error`), every draw whose
+    error is too is skipped as well -- the plain and adapted draws share the record's rates, so
+    only a paced one (:data:`LATE`) is then drawn."""
     from casekit.validate import check_source
 
     failures: list[str] = []
+    too_fast = sorted(k for k in (rejected or {}) if k < ATTEMPTS
+                      and calibration_time_error(source, draw_recipe(source, k)) > TIME_ERROR)
     for attempt in range(attempts):
         if rejected and attempt in rejected:
-            failures.append(f"draw {attempt}: " + _short(f"a build found it answerable: {rejected[attempt]}"))
+            failures.append(f"draw {attempt}: " + _short(f"a build rejected it: {rejected[attempt]}"))
             continue
         try:
+            e = calibration_time_error(source, draw_recipe(source, attempt)) if too_fast else 0.0
+            if e > TIME_ERROR:
+                failures.append(f"draw {attempt}: its calibration's time error at the record's step, about {e:.1e}, "
+                                f"is above {TIME_ERROR:g} as that of the rejected draw {too_fast[0]} was")
+                continue
             candidate = sibling(source, anchor, attempt)
         except CasekitError as exc:
             failures.append(f"draw {attempt}: {_short(exc.message)}")

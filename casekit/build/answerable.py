@@ -12,7 +12,11 @@ refining its calibration as far as the rules allow).
 This module lists those rejections of the committed build area by anchor record, in the replace
 file's form (casekit.importers.replacements): a record released as it was (kept, repaired) is
 listed itself, so that the next import releases a sibling in its place; a sibling is listed by
-its draw, so that the next import skips that draw and releases the next clean one.
+its draw, so that the next import skips that draw and releases the next clean one.  A sibling is
+listed for any rejection that another draw may not have (:data:`casekit.build.pipeline.REDRAWN`):
+answerable, and also a calibration too coarse for its drawn solution (reaction-diffusion siblings
+whose time rates made backward Euler's error at the record's step 2-4 %) -- the import then skips
+every draw as fast (casekit.authoring.sibling.clean_sibling).
 
 Only an entry of the source as it is now and of the current acceptance rules counts (a rejection
 of earlier rules is built again first).
@@ -24,24 +28,26 @@ from collections.abc import Iterable
 from typing import Any
 
 from casekit.authoring.sibling import drawn
-from casekit.build.pipeline import ANSWERABLE, REJECTION_RULES
+from casekit.build.pipeline import ANSWERABLE, REDRAWN, REJECTION_RULES
 from casekit.build.shards import Area, Source
 from casekit.importers.replacements import Replacements
 
 
 def answerable(area: Area, sources: Iterable[Source], tracks: Iterable[str]) -> Replacements:
-    """The records (and sibling draws) that a committed entry of ``tracks`` rejects as answerable
-    without solving under the current rules, by anchor record, with the build's reason (and track)."""
+    """The records that a committed entry of ``tracks`` rejects as answerable without solving, and
+    the sibling draws it rejects for a reason another draw may not have, under the current rules, by
+    anchor record, with the build's reason (and track)."""
     out = Replacements()
     tracks = list(tracks)
     for s in sources:
         for track in tracks:
             entry = area.read(track, s)
-            if entry is None or entry.get("source_key") != s.source_key or not is_answerable(entry):
+            draw = drawn(s.data)
+            if entry is None or entry.get("source_key") != s.source_key or not (
+                    is_redrawn(entry) if draw is not None else is_answerable(entry)):
                 continue
             anchor = (s.data.get("provenance") or {}).get("anchor") or s.id
             why = f"{entry['reason']} ({track} build)"
-            draw = drawn(s.data)
             if draw is not None:
                 out.draws.setdefault(anchor, {}).setdefault(draw, why)
             else:
@@ -52,5 +58,14 @@ def answerable(area: Area, sources: Iterable[Source], tracks: Iterable[str]) -> 
 
 def is_answerable(entry: dict[str, Any]) -> bool:
     """A committed rejection, under the current rules, that says the case needs no solve."""
+    return _rejected(entry, ANSWERABLE)
+
+
+def is_redrawn(entry: dict[str, Any]) -> bool:
+    """A committed rejection of a sibling, under the current rules, that another draw may not have."""
+    return _rejected(entry, REDRAWN)
+
+
+def _rejected(entry: dict[str, Any], reasons: tuple[str, ...]) -> bool:
     return (entry.get("status") == "rejected" and entry.get("rules", 1) == REJECTION_RULES
-            and str(entry.get("reason", "")).startswith(ANSWERABLE))
+            and str(entry.get("reason", "")).startswith(reasons))

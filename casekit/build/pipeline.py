@@ -158,6 +158,15 @@ EXACT_AT_EVERY_LEVEL = "every level of the reference ladder gives the calibratio
 #: next draw is not a polynomial of that degree)
 IN_THE_SPACE = "the manufactured solution lies in the calibration's finite-element space"
 ANSWERABLE = (ANSWERED_BY_INVERTERS, TARGETS_GUESSED, NEAR_A_SPAN, EXACT_AT_EVERY_LEVEL, IN_THE_SPACE)
+#: how the rejection of a calibration whose error is over its limit begins (after refining it as far
+#: as the rules allow), and those of a calibration or a target's out of the thresholds' sanity range
+TOO_COARSE = "the calibration error e_base="
+OUT_OF_RANGE = "calibration out of its sanity range"
+TARGET_OUT_OF_RANGE = "a target's calibration is out of its sanity range"
+#: the rejections that say what is wrong with a drawn manufactured solution, not with the problem:
+#: another sibling draw may well pass (its time rates, its shapes, its size are its own), so a
+#: sibling so rejected is drawn again (casekit.build.answerable)
+REDRAWN = (*ANSWERABLE, TOO_COARSE, OUT_OF_RANGE, TARGET_OUT_OF_RANGE)
 #: refinement gaps at or below this are round-off: the levels agree exactly
 ROUND_OFF = 1e-10
 
@@ -327,13 +336,13 @@ class CaseBuild:
             # what the solver reported, so that the one is told from the other
             solver = ("; an error this large may also be a solve that did not solve -- the calibration "
                       f"solver reported {cal.get('meta', {}).get('solver_info', {})}" if e_base >= WRONG_FIELD else "")
-            raise TooCoarse(f"the calibration error e_base={e_base:.3e} is not below {limit:g}: "
+            raise TooCoarse(f"{TOO_COARSE}{e_base:.3e} is not below {limit:g}: "
                             f"the calibration settings are too coarse for this case{solver}", e_base / limit)
         config = self.d.evaluation
         try:
             tau = thresholds(config, e_base, cal["runtime"])
         except CasekitError as exc:
-            raise Rejected("rejected", f"calibration out of its sanity range: {exc}") from None
+            raise Rejected("rejected", f"{OUT_OF_RANGE}: {exc}") from None
         targets = self._targets(cal, tau["tau_acc"])
         with self._stage("trial"):
             trial = self._trial(ref, tau["tau_acc"], targets)
@@ -473,7 +482,7 @@ class CaseBuild:
         try:
             taus = target_thresholds(self.d.evaluation, errors, field_tau)
         except CasekitError as exc:
-            raise Rejected("rejected", f"a target's calibration is out of its sanity range: {exc}") from None
+            raise Rejected("rejected", f"{TARGET_OUT_OF_RANGE}: {exc}") from None
         return {name: {"value": exact[name], "e_base": errors[name], "tau": taus[name],
                        "calibration": float(cal["targets"][name])} for name in exact}
 

@@ -23,9 +23,10 @@ def dataset_answerable(
 ) -> None:
     """The cases that a committed build rejects as answerable without solving (an inverter
     passes, a target is guessed, the reference lies near a span of visible fields, after the
-    calibration was refined as far as the rules allow), by anchor record: a record released as it
-    was is replaced by a sibling on the next ``casekit import --repair --replace FILE``, a sibling
-    by the next clean draw after the one the build rejected."""
+    calibration was refined as far as the rules allow), and the siblings it rejects for anything
+    another draw may not have (also a calibration too coarse for the drawn solution), by anchor
+    record: a record released as it was is replaced by a sibling on the next ``casekit import
+    --repair --replace FILE``, a sibling by the next clean draw after the one the build rejected."""
     from casekit.build.answerable import answerable
     from casekit.build.shards import Area, read_sources
     from casekit.importers.replacements import merge_into
@@ -46,6 +47,7 @@ def dataset_answerable(
         for k, why in sorted(draws.items()):
             console.print(f"{rid} (sibling draw {k}): {why}", markup=False)
     n_draws = sum(len(d) for d in found.draws.values())
-    console.print(f"{len(found.records)} record(s) and {n_draws} sibling draw(s) answerable without solving"
+    console.print(f"{len(found.records)} record(s) answerable without solving and {n_draws} sibling draw(s) to draw "
+                  "again"
                   + (f"; {write} lists {len(merged.ids())} record(s): casekit import ... --repair --replace "
                      f"{write} --only ID ..." if merged is not None else ""), markup=False)

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from casekit import yamlio
 from casekit.authoring.sibling import SIBLING_NOTES
 from casekit.build import shards
+from casekit.build.answerable import answerable
 from casekit.build.pipeline import NEAR_A_SPAN, REJECTION_RULES
 from casekit.cli import app
 from casekit.errors import UsageError
@@ -92,3 +93,34 @@ def test_a_replace_file_is_read_or_refused_with_the_entry_named(data: object) ->
         assert "replace.json" in exc.message and exc.valid
         return
     assert replacements.parse(parsed.to_json(), "again") == parsed
+
+
+def test_a_sibling_whose_calibration_is_too_coarse_is_drawn_again(tmp_path: Path) -> None:
+    """A sibling rejected because its calibration error is over the limit after every refinement
+    the rules allow (reaction-diffusion siblings whose time rates made backward Euler's error 2-4 %)
+    is listed by its draw, as an answerable one is: another draw may pass.  A record rejected so is
+    not replaced (its problem's calibration, not a drawn solution, is too coarse), nor a sibling
+    rejected for its problem (a track that does not support its domain)."""
+    cases = tmp_path / "cases"
+    base = build_source("heat", "unit_square", {}, 1)
+    coarse = "the calibration error e_base=4.2e-02 is not below 0.05: the calibration settings are too coarse"
+    reasons = {"drawn": f"{coarse} (refining the calibration about 2 time(s) would take about 552 s per run)",
+               "kept": coarse,
+               "unsupported": "track 'dolfinx' does not support heat on unit_square"}
+    for name in reasons:
+        src = json.loads(json.dumps(base))
+        src["id"] = f"heat_{name}"
+        sibling = name != "kept"
+        src["provenance"] = {"anchor": f"anchor_{name}", "status": "replaced" if sibling else "kept", "why": ""}
+        if sibling:
+            src["notes"] = SIBLING_NOTES.format(anchor=f"anchor_{name}", attempt=0)
+        (cases / "heat").mkdir(parents=True, exist_ok=True)
+        (cases / "heat" / f"{src['id']}.yaml").write_text(yamlio.dumps(src))
+    area = shards.Area(tmp_path / "area")
+    for s in shards.read_sources([cases]):
+        path = area.entry_path("dolfinx", "heat", s.id)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(_entry(s, reasons[s.id.removeprefix("heat_")])))
+    found = answerable(area, shards.read_sources([cases]), ["dolfinx"])
+    assert found.records == {}
+    assert found.draws == {"anchor_drawn": {0: reasons["drawn"] + " (dolfinx build)"}}

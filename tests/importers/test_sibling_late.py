@@ -8,9 +8,23 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from casekit import yamlio
-from casekit.authoring.sibling import ADAPTED_ATTEMPTS, ATTEMPTS, LATE, adapted, drawn, sibling
+from casekit.authoring.sibling import (
+    ADAPTED_ATTEMPTS,
+    ATTEMPTS,
+    LATE,
+    TIME_ERROR,
+    adapted,
+    calibration_time_error,
+    clean_sibling,
+    draw_recipe,
+    drawn,
+    paced,
+    sibling,
+)
 from casekit.importers.formats.pdeagent_bench import convert
 from casekit.validate import check_source
 
@@ -128,3 +142,55 @@ def test_a_steady_bubble_keeps_a_cubic_reaction_printable(shared_data: Path) -> 
     case = _late(shared_data, "rd_eccentric_cubic", 5)
     assert "exp" in case["manufactured_solution"]["u"]  # the shape still decays
     assert check_source(case) == []
+
+
+@settings(max_examples=40, deadline=None)
+@given(span=st.floats(0.05, 1.0), steps=st.integers(5, 80), rate=st.floats(0.5, 40.0),
+       scheme=st.sampled_from(["backward_euler", "crank_nicolson", "bdf2"]),
+       factor=st.sampled_from(["decay", "oscillate"]))
+def test_a_paced_draw_keeps_the_calibration_time_error_within_the_bound(span: float, steps: int, rate: float,
+                                                                        scheme: str, factor: str) -> None:
+    """:func:`paced` lowers the time rate (never raises it) until the calibration's time error at
+    the record's step and scheme is at most TIME_ERROR, and leaves a rate already within it."""
+    source = {"family": "reaction_diffusion", "pde": {"time": {"t0": 0.0, "t_end": span}},
+              "calibration": {"dt": span / steps, "scheme": scheme}}
+    rec = {"time": {"t_end": span, "factor": factor, "rate": rate}, "modes": 2}
+    out = paced(source, rec)
+    assert out["time"]["rate"] <= rate
+    assert calibration_time_error(source, out) <= TIME_ERROR
+    if calibration_time_error(source, rec) <= TIME_ERROR:
+        assert out == rec
+
+
+def test_late_paced_draws_pace_the_rates_of_a_transient_record_only(shared_data: Path) -> None:
+    """The paced late draws: a first-order family's modes become a rotating pair at a rate whose
+    calibration time error is within TIME_ERROR; a steady record's recipe has no time to pace."""
+    paced_draws = [ADAPTED_ATTEMPTS + k for k, overlay in enumerate(LATE) if "paced" in overlay]
+    assert paced_draws and all(LATE[k - ADAPTED_ATTEMPTS]["paced"] == "oscillate" for k in paced_draws)
+    src = convert(_records(shared_data, {LOGISTIC})[LOGISTIC], repair=True).source
+    for k in paced_draws:
+        rec = draw_recipe(src, k)
+        assert rec["time"]["factor"] == "oscillate" and "paced" not in rec
+        assert calibration_time_error(src, rec) <= TIME_ERROR
+    steady = convert(_records(shared_data, {POISSON_FOUR_HOLES})[POISSON_FOUR_HOLES], repair=True).source
+    assert "time" not in draw_recipe(steady, paced_draws[0])
+
+
+#: a logistic reaction-diffusion record calibrated with backward Euler in 40 steps: its sibling's
+#: draw 0 (the record's rates stretched to its window) made a 4 % calibration error (dolfinx build)
+LOGISTIC = "reaction_diffusion_logistic_high_rho"
+
+
+def test_a_draw_rejected_for_a_too_fast_time_makes_the_import_draw_a_paced_one(shared_data: Path) -> None:
+    """A build rejected draw 0, whose calibration's time error was some 2 % (above TIME_ERROR): every
+    plain, adapted and late draw shares its rates and is skipped unvalidated; the first paced draw,
+    within the bound, is the sibling.  Without a rejection the first draw is, as released."""
+    src = convert(_records(shared_data, {LOGISTIC})[LOGISTIC], repair=True).source
+    assert calibration_time_error(src, draw_recipe(src, 0)) > 10 * TIME_ERROR
+    why = "the reference is within 0.0513 of the time_coefficients span: 0.121 x tau_acc (dolfinx build)"
+    case, draw, failures = clean_sibling(src, LOGISTIC, rejected={0: why})
+    first = ADAPTED_ATTEMPTS + next(k for k, overlay in enumerate(LATE) if "paced" in overlay)
+    assert case is not None and draw == first
+    assert calibration_time_error(src, draw_recipe(src, draw)) <= TIME_ERROR
+    assert failures[0].startswith("draw 0: a build rejected it")
+    assert all("time error" in f for f in failures[1:]) and len(failures) == draw
