@@ -4,7 +4,7 @@
   when an expected count of the 2 x 2 table is below 5, else the pooled two-proportion z-test;
   one-sided (the first above the second) and two-sided p-values.
 * :func:`mann_whitney`: do two samples (e_base, t_base) come from one distribution?  The
-  Mann-Whitney U test, exact for small samples without ties, else the normal approximation with
+  Mann-Whitney U test, exact without ties when a sample has at most 8 values, else the normal approximation with
   the tie and continuity corrections (as ``scipy.stats.mannwhitneyu``'s ``method="auto"``).
 
 The Wilson interval of a single rate is :func:`casekit.report.aggregate.wilson`.
@@ -19,7 +19,7 @@ from functools import cache
 
 #: an expected cell count below this makes :func:`two_proportions` use Fisher's exact test
 FISHER_BELOW = 5.0
-#: samples up to this size (each), without ties, get the exact U distribution
+#: two samples without ties, one of them at most this large, get the exact U distribution
 EXACT_UP_TO = 8
 
 
@@ -33,8 +33,10 @@ class Test:
     p_two_sided: float
     method: str
 
-    def to_dict(self) -> dict[str, float | str]:
-        return {"statistic": self.statistic, "p_greater": self.p_greater, "p_two_sided": self.p_two_sided,
+    def to_dict(self) -> dict[str, float | str | None]:
+        """As JSON: a statistic that is not finite (an odds ratio of a table with a zero) is None."""
+        return {"statistic": self.statistic if math.isfinite(self.statistic) else None,
+                "p_greater": self.p_greater, "p_two_sided": self.p_two_sided,
                 "method": self.method}
 
 
@@ -80,7 +82,7 @@ def mann_whitney(x: Sequence[float], y: Sequence[float]) -> Test:
         raise ValueError("the Mann-Whitney test needs at least one value in each sample")
     ranks, ties = _ranks([*x, *y])
     u1 = sum(ranks[:n1]) - n1 * (n1 + 1) / 2
-    if not ties and n1 <= EXACT_UP_TO and n2 <= EXACT_UP_TO:
+    if not ties and min(n1, n2) <= EXACT_UP_TO:
         counts = _u_counts(n1, n2)
         total = sum(counts)
         k = round(u1)
@@ -118,15 +120,16 @@ def _ranks(values: list[float]) -> tuple[list[float], list[int]]:
 
 @cache
 def _u_counts(n1: int, n2: int) -> tuple[int, ...]:
-    """How many arrangements of n1 x's and n2 y's give each U = 0 .. n1 n2 (the exact null
-    distribution, by the recurrence on the largest value)."""
-    if n1 == 0 or n2 == 0:
-        return (1,) + (0,) * (n1 * n2)
-    # the largest value is an x (it beats every y: U grows by n2) or a y (U unchanged)
-    with_x, with_y = _u_counts(n1 - 1, n2), _u_counts(n1, n2 - 1)
-    out = [0] * (n1 * n2 + 1)
-    for u, c in enumerate(with_x):
-        out[u + n2] += c
-    for u, c in enumerate(with_y):
-        out[u] += c
-    return tuple(out)
+    """How many of the C(n1 + n2, n1) arrangements of n1 x's and n2 y's give each U = 0 .. n1 n2
+    (the exact null distribution): the coefficients of the Gaussian binomial [n1 + n2 choose k]_q,
+    k = min(n1, n2), built factor by factor as prod (1 - q^(n-k+i)) / (1 - q^i), each partial
+    product a polynomial of degree at most n1 n2 (so truncating there is exact)."""
+    n, k, deg = n1 + n2, min(n1, n2), n1 * n2
+    poly = [1] + [0] * deg
+    for i in range(1, k + 1):
+        m = n - k + i
+        for u in range(deg, m - 1, -1):  # times (1 - q^m)
+            poly[u] -= poly[u - m]
+        for u in range(i, deg + 1):  # over (1 - q^i)
+            poly[u] += poly[u - i]
+    return tuple(poly)
