@@ -119,3 +119,18 @@ def test_the_cli_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
     result = runner.invoke(app, ["campaign", "report", "--release", str(tmp_path), "--campaign", str(tmp_path),
                                  str(tmp_path)])
     assert result.exit_code == 2 and "not a campaign directory" in result.output
+
+
+def test_strata_drawn_in_worker_processes_are_the_ones_drawn_here() -> None:
+    from casekit.campaign.draw import StratumDraw, draw_all
+    from tests.helpers import build_source
+
+    a = build_source("poisson", "unit_square", {"bc": "dirichlet"}, 3)
+    b = build_source("poisson", "unit_square", {"bc": "dirichlet"}, 5)
+    jobs = [StratumDraw(Stratum("poisson", "elliptic", "unit_square"), 1, {a["id"]: a}),
+            StratumDraw(Stratum("poisson", "elliptic", "unit_square_b"), 1, {b["id"]: b})]
+    here = draw_all(jobs, KEYS, "my-bench 1.0.0", workers=1)
+    there = draw_all(jobs, KEYS, "my-bench 1.0.0", workers=2)
+    assert {s: [d.source for d in ds] for s, (ds, _) in here.items()} == \
+        {s: [d.source for d in ds] for s, (ds, _) in there.items()}
+    assert all(n == 1 for _, n in here.values())  # the next turn of each stratum
