@@ -309,9 +309,11 @@ def paced(source: Mapping[str, Any], rec: Mapping[str, Any], bound: float | None
     return out
 
 
-def sibling_seed(anchor: str, attempt: int) -> int:
-    """The seed of a sibling's ``attempt``-th draw, derived from the anchor record's id."""
-    return salted_seed(SIBLING_KEY, "sibling", anchor, attempt)
+def sibling_seed(anchor: str, attempt: int, key: bytes = SIBLING_KEY) -> int:
+    """The seed of a sibling's ``attempt``-th draw, derived from the anchor record's id and
+    ``key`` (public by default; a private campaign's key is derived from its secret,
+    :mod:`casekit.campaign.secret`)."""
+    return salted_seed(key, "sibling", anchor, attempt)
 
 
 def draw_recipe(source: Mapping[str, Any], attempt: int) -> dict[str, Any]:
@@ -331,9 +333,10 @@ def draw_recipe(source: Mapping[str, Any], attempt: int) -> dict[str, Any]:
     return rec
 
 
-def sibling(source: Mapping[str, Any], anchor: str, attempt: int = 0) -> dict[str, Any]:
+def sibling(source: Mapping[str, Any], anchor: str, attempt: int = 0, key: bytes = SIBLING_KEY) -> dict[str, Any]:
     """A copy of ``source`` (a case source dict) with a new manufactured solution and every typed
-    datum it replaces dropped (forcing, boundary values, initial data, a numerical reference)."""
+    datum it replaces dropped (forcing, boundary values, initial data, a numerical reference);
+    its draws are seeded by ``anchor``, ``attempt`` and ``key`` (:func:`sibling_seed`)."""
     import numpy as np
 
     family = FAMILIES.get(source["family"])
@@ -341,7 +344,7 @@ def sibling(source: Mapping[str, Any], anchor: str, attempt: int = 0) -> dict[st
     time = source.get("pde", {}).get("time")
     window = (float(time["t0"]), float(time["t_end"])) if time else None
     rec = draw_recipe(source, attempt)
-    rng = np.random.default_rng(sibling_seed(anchor, attempt))
+    rng = np.random.default_rng(sibling_seed(anchor, attempt, key))
     drawn_time = None if window is None else {"t0": window[0], "t_end": window[1], **{
         k: rec["time"][k] for k in ("factor", "rate")}}
     out = copy.deepcopy(dict(source))
@@ -359,7 +362,8 @@ def sibling(source: Mapping[str, Any], anchor: str, attempt: int = 0) -> dict[st
 
 
 def clean_sibling(source: Mapping[str, Any], anchor: str, notes: str = "", attempts: int = ATTEMPTS,
-                  rejected: Mapping[int, str] | None = None) -> tuple[dict[str, Any] | None, int, list[str]]:
+                  rejected: Mapping[int, str] | None = None, key: bytes = SIBLING_KEY
+                  ) -> tuple[dict[str, Any] | None, int, list[str]]:
     """The first of ``attempts`` siblings that validates clean (every validity rule: no leak, no
     inversion, a span residual above the margin), its draw, and why each earlier draw failed
     (``"draw k: <its first finding>"``); ``(None, attempts, failures)`` if none does.  ``notes``
@@ -367,7 +371,7 @@ def clean_sibling(source: Mapping[str, Any], anchor: str, notes: str = "", attem
     (casekit.importers.replacements), skipped with that reason; when the calibration's time error
     on one of them was above :data:`TIME_ERROR` (:func:`calibration_time_error`), every draw whose
     error is too is skipped as well -- the plain and adapted draws share the record's rates, so
-    only a paced one (:data:`LATE`) is then drawn."""
+    only a paced one (:data:`LATE`) is then drawn.  ``key`` seeds the draws (:func:`sibling_seed`)."""
     from casekit.validate import check_source
 
     failures: list[str] = []
@@ -383,7 +387,7 @@ def clean_sibling(source: Mapping[str, Any], anchor: str, notes: str = "", attem
                 failures.append(f"draw {attempt}: its calibration's time error at the record's step, about {e:.1e}, "
                                 f"is above {TIME_ERROR:g} as that of the rejected draw {too_fast[0]} was")
                 continue
-            candidate = sibling(source, anchor, attempt)
+            candidate = sibling(source, anchor, attempt, key)
         except CasekitError as exc:
             failures.append(f"draw {attempt}: {_short(exc.message)}")
             continue

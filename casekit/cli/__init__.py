@@ -18,6 +18,7 @@ from casekit.cli import evaluate as _evaluate  # noqa: F401  isort: skip
 from casekit.cli import report as _report  # noqa: F401  isort: skip
 from casekit.cli import prompt as _prompt  # noqa: F401  isort: skip
 from casekit.cli import package as _package  # noqa: F401  isort: skip
+from casekit.cli import campaign as _campaign  # noqa: F401  isort: skip
 from casekit.cli import demo as _demo  # noqa: F401  isort: skip
 from casekit.cli import env as _env  # noqa: F401  isort: skip
 from casekit.cli import track as _track  # noqa: F401  isort: skip

@@ -58,8 +58,9 @@ def package(build_dir: Path, tracks: list[str], out: Path, *, name: str, version
             license_id: str = "cc-by-4.0", url: str | None = None, date: str | None = None,
             about: str = "", previous: Path | None = None, allow_removal: frozenset[str] = frozenset(),
             import_report: list[dict[str, Any]] | None = None,
-            subsets: dict[str, Path] | None = None) -> dict[str, Any]:
+            subsets: dict[str, Path] | None = None, notice: str = "") -> dict[str, Any]:
     """Write the dataset directory ``out``; ``about`` (markdown) is the card's provenance section,
+    ``notice`` (markdown) the card's first words, under its title (a private campaign's),
     ``import_report`` (``casekit import --repair``'s) adds the anchor-vs-release tables to it.
     ``subsets`` (name -> build directory) adds further sets of cases as their own configurations
     (:mod:`casekit.package.subsets`), each on the tracks of ``tracks`` its build directory holds
@@ -83,7 +84,7 @@ def package(build_dir: Path, tracks: list[str], out: Path, *, name: str, version
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
     try:
         manifest = _write(sets, tmp, name, version, license_id, url, date, about, previous, allow_removal,
-                          import_report)
+                          import_report, notice)
         if out.exists():
             shutil.rmtree(out)
         tmp.rename(out)
@@ -95,7 +96,7 @@ def package(build_dir: Path, tracks: list[str], out: Path, *, name: str, version
 
 def _write(sets: list[tuple[Subset, Path]], root: Path, name: str, version: str, license_id: str,
            url: str | None, date: str | None, about: str, previous: Path | None, allow_removal: frozenset[str],
-           import_report: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+           import_report: list[dict[str, Any]] | None = None, notice: str = "") -> dict[str, Any]:
     tracks = list(sets[0][0].tracks)
     primary = tracks[0]
     packaged: list[Packaged] = []
@@ -138,7 +139,7 @@ def _write(sets: list[tuple[Subset, Path]], root: Path, name: str, version: str,
                                                about, references=reference_sizes(root, every),
                                                agent_rows=packaged[0].agent_rows,
                                                digests={f: sha256_file(root / f) for f in data},
-                                               machine=packaged[0].machine, others=packaged[1:]))
+                                               machine=packaged[0].machine, others=packaged[1:], notice=notice))
     counts = {p.subset.label(t): family_counts(rs) for p in packaged for t, rs in p.by_track.items()}
     jsonl = {path: sha256_file(root / path) for p in packaged
              for path in (p.subset.records_file(p.subset.tracks[0]), p.subset.agent_file)}

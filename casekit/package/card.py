@@ -95,7 +95,7 @@ def card(name: str, version: str, records: list[dict[str, Any]], libraries: list
          by_track: dict[str, list[dict[str, Any]]] | None = None, about: str = "",
          references: dict[str, int] | None = None, agent_rows: int | None = None,
          digests: dict[str, str] | None = None, machine: dict[str, dict[str, Any]] | None = None,
-         others: Sequence[Packaged] = ()) -> str:
+         others: Sequence[Packaged] = (), notice: str = "") -> str:
     """The card, in the sections of Hugging Face's dataset card template; ``by_track`` (every
     track's records) adds the per-family calibration table beside the paper's
     (:mod:`casekit.package.numbers`), ``machine`` (the build's machine time per track) its table,
@@ -104,7 +104,8 @@ def card(name: str, version: str, records: list[dict[str, Any]], libraries: list
     ``digests`` (the sha256 of each JSONL file) go into the configurations (:func:`configs_yaml`);
     ``others`` are further sets of cases (the authored sample), each with its configurations and
     its own calibration table.  Every field of every configuration is described from the schemas
-    (:func:`fields_markdown`)."""
+    (:func:`fields_markdown`).  ``notice`` (markdown) comes first, under the title: what a reader
+    must know before anything else (a private campaign says so there)."""
     from casekit import __version__
 
     families: dict[str, int] = {}
@@ -145,7 +146,7 @@ tags:
 ---
 
 # Dataset Card for {name} {version}
-
+{f"{chr(10)}{notice.strip()}{chr(10)}" if notice.strip() else ""}
 A benchmark of {n} cases in which an agent must write a finite-element solver ({", ".join(libraries)}) for a
 PDE on a given domain; built, validated and packaged with casekit. Each case is scored by staged gates:
 the solver runs and writes valid output, its error on the evaluation grid is within the case's accuracy

@@ -68,6 +68,17 @@ def _instructions() -> list[str]:
     return [" ".join(c.split()) for c in found]
 
 
+def campaign_block() -> list[str]:
+    """The instructions of the README's private-campaign block, in order, as :func:`_instructions` reads them."""
+    text = README.read_text().split("### Private campaigns", 1)[1]
+    block = re.findall(r"```sh\n(.*?)```", text, re.S)[0]
+    lines = [re.sub(r"(^|\s)#.*$", "", line).strip() for line in block.replace("\\\n", " ").splitlines()]
+    return [" ".join(line.split()) for line in lines if line]
+
+
+CAMPAIGN_LINES = campaign_block()
+
+
 def _without_options(cmd: str) -> str:
     """``cmd`` without its optional parts (``[...]``, nested ones too)."""
     while re.search(r"\[[^\[\]]*\]", cmd):
@@ -210,6 +221,10 @@ TOUR = (
     Step(("casekit dataset materialise SOURCES --area datasets/NAME/build --out DIR",), AREA),
 )
 
+#: the README's private-campaign block: run by tests/campaign/test_campaign.py, as written, on a coarse
+#: release and a campaign of a few cases (its own test: a campaign draws, validates and builds, minutes)
+CAMPAIGN_BLOCK = "tests/campaign/test_campaign.py runs the private-campaign block as written on coarse cases"
+
 #: instructions that cannot run in CI, and why
 NOT_IN_CI = {
     "bin/setup && .venv/bin/casekit demo": "bin/setup is bin/test's first step; casekit demo is the pipeline of "
@@ -227,6 +242,7 @@ NOT_IN_CI = {
     "datasets/pdeagent-bench-repaired/build-authored":
         "derives every authored source of the repository (minutes on a fresh machine); the same command runs on "
         "a scratch area in the tour",
+    **{line: CAMPAIGN_BLOCK for line in CAMPAIGN_LINES},
 }
 
 
