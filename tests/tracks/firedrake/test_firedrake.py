@@ -77,8 +77,12 @@ def test_the_periodic_snippet_of_the_guide_runs(tmp_path: Path) -> None:
              "left, right, mid = ev.evaluate(uh)\n"
              "assert abs(left - right) < 1e-6 and abs(mid) > 1e-3, (left, right, mid)\n"
              "print('PERIODIC OK')\n")
+    from tests.prompts.guides import template_case
+
+    # the guide's blocks read the case_spec solve() gets (a unit square's, as its examples use)
+    setup = f"import json\ncase_spec = json.loads({json.dumps(json.dumps(template_case('unit_square')))})\n"
     script = tmp_path / "guide.py"
-    script.write_text("\n".join(blocks) + check)
+    script.write_text(setup + "\n".join(blocks) + check)
     python = TRACKS.get("firedrake").python()  # type: ignore[attr-defined]
     r = subprocess.run([str(python), str(script)], capture_output=True, text=True, timeout=600, cwd=tmp_path,
                        env={**os.environ, "OMP_NUM_THREADS": "1", "HOME": str(tmp_path)})
