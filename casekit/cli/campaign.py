@@ -19,6 +19,7 @@ from casekit.cli.app import (
     json_option,
 )
 from casekit.cli.build import MemoryOption, RunnerOption, TimeoutOption
+from casekit.cli.output import print_tables
 
 campaign_app = command_group("Fresh private campaigns: new cases drawn with a secret in a release's distribution, "
                              "scored beside the release.")
@@ -106,21 +107,7 @@ def report(
     if as_json:
         print_json(data)
     else:
-        _print(tables(data))
+        print_tables(tables(data))
     if html is not None:
         html_page(data, html)
         console_err.print(f"wrote {html}", markup=False)
-
-
-def _print(blocks: list[tuple[str, list[str], list[list[str]]]]) -> None:
-    from rich.table import Table
-
-    from casekit.cli.app import console
-
-    for title, header, body in blocks:
-        table = Table(title=title, show_edge=False, title_justify="left")
-        for h in header:
-            table.add_column(h, justify="left" if h == header[0] else "right")
-        for r in body:
-            table.add_row(*r)
-        console.print(table)

@@ -65,6 +65,15 @@ def table(title: str | None, columns: Sequence[str], rows: Sequence[Sequence[str
     return IdTable(title, columns, rows, ids=ids, right=right)
 
 
+def print_tables(blocks: Sequence[tuple[str, Sequence[str], Sequence[Sequence[str]]]]) -> None:
+    """Tables as (title, header, rows), as the report and campaign renderers give them: the first
+    column names what a row is about (a system, a family) and is never cut; the numbers align right."""
+    from casekit.cli.app import console
+
+    for title, header, body in blocks:
+        console.print(table(title, header, body, ids=header[:1], right=header[1:]))
+
+
 class IdTable:
     """A table whose identifier columns are never cut, so ids that differ only at the end stay
     apart on a narrow terminal: they keep their full width and the other columns wrap (or fold)

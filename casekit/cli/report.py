@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.table import Table
 
-from casekit.cli.app import app, console, console_err, json_option, print_json
+from casekit.cli.app import app, console_err, json_option, print_json
+from casekit.cli.output import print_tables
 from casekit.errors import UsageError
 
 
@@ -37,13 +37,7 @@ def report(
     if as_json:
         print_json(data)
     else:
-        for title, header, body in tables(data):
-            table = Table(title=title, show_edge=False, title_justify="left")
-            for h in header:
-                table.add_column(h, justify="left" if h == header[0] else "right")
-            for r in body:
-                table.add_row(*r)
-            console.print(table)
+        print_tables(tables(data))
     if html is not None:
         page = html_page(rows, html, [str(p) for p in files])
         console_err.print(f"wrote {page}" + ("" if page == html else " and its figures"),
