@@ -130,23 +130,28 @@ class CompiledTrack(Track):
         return work / "solution.npz"
 
     def adapt_output(self, out_dir: Path, case_spec: dict[str, Any]) -> None:
-        """``solution_grid.bin`` (the output arrays one after another) or one
-        ``solution_grid_<name>.bin`` per output array becomes the canonical ``solution.npz``; a
-        program that wrote ``solution.npz`` itself is left alone."""
-        if (out_dir / "solution.npz").exists():
-            return
-        grid = Grid.from_spec(case_spec["eval_grid"])
-        names = output_names(case_spec)
-        size = int(np.prod(grid.shape))
-        together = out_dir / "solution_grid.bin"
-        apart = [out_dir / f"solution_grid_{n}.bin" for n in names]
-        if together.is_file():
-            arrays = dict(zip(names, read_grid(together, size * len(names), grid.shape, len(names)), strict=True))
-        elif all(f.is_file() for f in apart):
-            arrays = {n: read_grid(f, size, grid.shape, 1)[0] for n, f in zip(names, apart, strict=True)}
-        else:
-            return  # nothing native: the artifact check reports the missing solution.npz
-        np.savez(out_dir / "solution.npz", **{**grid.axes(), **arrays})
+        adapt_grid_output(out_dir, case_spec)
+
+
+def adapt_grid_output(out_dir: Path, case_spec: dict[str, Any]) -> None:
+    """A compiled program's native output becomes the canonical ``solution.npz``:
+    ``solution_grid.bin`` (row-major float64, the output arrays one after another) or one
+    ``solution_grid_<name>.bin`` per output array; a program that wrote ``solution.npz`` itself is
+    left alone."""
+    if (out_dir / "solution.npz").exists():
+        return
+    grid = Grid.from_spec(case_spec["eval_grid"])
+    names = output_names(case_spec)
+    size = int(np.prod(grid.shape))
+    together = out_dir / "solution_grid.bin"
+    apart = [out_dir / f"solution_grid_{n}.bin" for n in names]
+    if together.is_file():
+        arrays = dict(zip(names, read_grid(together, size * len(names), grid.shape, len(names)), strict=True))
+    elif all(f.is_file() for f in apart):
+        arrays = {n: read_grid(f, size, grid.shape, 1)[0] for n, f in zip(names, apart, strict=True)}
+    else:
+        return  # nothing native: the artifact check reports the missing solution.npz
+    np.savez(out_dir / "solution.npz", **{**grid.axes(), **arrays})
 
 
 def read_grid(path: Path, count: int, shape: tuple[int, ...], arrays: int) -> np.ndarray:

@@ -24,15 +24,12 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from casekit.domains.msh22 import mesh_text
 from casekit.errors import CasekitError
 from casekit.execution import PrepareError
-from casekit.grid import Grid
 from casekit.runner.base import RUNNERS, RunSpec
 from casekit.runner.limits import Limits
-from casekit.scoring.artifacts import ArtifactError, max_solution_bytes, output_names
+from casekit.scoring.artifacts import max_solution_bytes
 from casekit.tracks.base import THREAD_ENV, TRACKS, Track, image
 from casekit.tracks.dealii import environment as _environment  # noqa: F401  (registers it)
 from casekit.tracks.dealii import solvers as solver
@@ -194,30 +191,10 @@ class DealiiTrack(Track):
         return work / "solution.npz"
 
     def adapt_output(self, out_dir: Path, case_spec: dict[str, Any]) -> None:
-        """Native outputs become the canonical ``solution.npz``: ``solution_grid.bin`` (row-major
-        float64, the output arrays one after another) or one ``solution_grid_<name>.bin`` per
-        output array; a program that wrote ``solution.npz`` itself is left alone."""
-        if (out_dir / "solution.npz").exists():
-            return
-        grid = Grid.from_spec(case_spec["eval_grid"])
-        names = output_names(case_spec)
-        size = int(np.prod(grid.shape))
-        together = out_dir / "solution_grid.bin"
-        apart = [out_dir / f"solution_grid_{n}.bin" for n in names]
-        if together.is_file():
-            arrays = dict(zip(names, _read(together, size * len(names), grid.shape, len(names)), strict=True))
-        elif all(f.is_file() for f in apart):
-            arrays = {n: _read(f, size, grid.shape, 1)[0] for n, f in zip(names, apart, strict=True)}
-        else:
-            return  # nothing native: the artifact check reports the missing solution.npz
-        np.savez(out_dir / "solution.npz", **{**grid.axes(), **arrays})
+        """Native outputs become the canonical ``solution.npz`` (:func:`casekit.tracks.compiled.adapt_grid_output`)."""
+        from casekit.tracks.compiled import adapt_grid_output
 
-
-def _read(path: Path, count: int, shape: tuple[int, ...], arrays: int) -> np.ndarray:
-    if path.stat().st_size != count * 8 or path.is_symlink():
-        raise ArtifactError("invalid_artifact", f"{path.name} has {path.stat().st_size} bytes; the grid {shape} "
-                            f"with {arrays} array(s) needs {count * 8}")
-    return np.fromfile(path, dtype="<f8").reshape(arrays, *shape)
+        adapt_grid_output(out_dir, case_spec)
 
 
 _MESH_CACHE: dict[str, str] = {}
