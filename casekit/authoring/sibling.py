@@ -117,7 +117,17 @@ ADAPTED_ATTEMPTS = PLAIN_ATTEMPTS + 2 * len(ADAPTED)
 #:   and one has faster shapes.  Three to four half-waves cost a P1 calibration of 170 cells across a
 #:   spatial error of 5.6e-3 (a logistic record, rejected at 2.5 tau_acc), and a bubble in every mode
 #:   makes a logistic forcing too long to print: then two to three half-waves, and a shape with its
-#:   non-separable extra mode (no eigenfunction either: 0.08-0.2 on the logistic records).
+#:   non-separable extra mode (no eigenfunction either: 0.08-0.2 on the logistic records);
+#: * a bubble on every carrier again, its factors that differ by a constant only (a centrally
+#:   symmetric outline's opposite edges, a gear's opposite flanks and its two circles) multiplied in
+#:   pairs (``level_degree: paired``, :func:`casekit.authoring.builder.paired_level_set`): the one
+#:   outline of a star or a gear carries Dirichlet data that are the solution composed with a warp
+#:   whose level set prints in 800 to 1400 characters once per coordinate the solution spells, and the
+#:   full product's 24 to 44 coordinates printed past the length limit (a capped bubble, printable,
+#:   was read back by 'forcing_terms' from the boundary data of the parts it does not vanish on);
+#: * the two-mode steady-bubble recipe with a quadratic shape, the whole solution three tenths as
+#:   large: a cubic reaction's forcing of it on an annulus printed, but cancelled to 2.4-2.6e-8 in
+#:   double precision; the cube's share of the forcing falls with the square of the amplitude.
 LATE: tuple[dict[str, Any], ...] = (
     {"bubble": "constant", "bubble_scale": 2.0, "stream_bubble": True, "level_degree": "all"},
     {"bubble": "constant", "bubble_scale": 0.1, "shape_scale": 0.1},
@@ -132,6 +142,9 @@ LATE: tuple[dict[str, Any], ...] = (
     {"paced": "oscillate", "modes": 2, "mode_bubbles": True},
     {"paced": "oscillate", "modes": 2, "faster": (2, 3)},
     {"paced": "oscillate", "modes": 2, "shape": {"kind": "trig", "options": {"extra": True}}},
+    {"bubble": "constant", "bubble_scale": 2.0, "stream_bubble": True, "level_degree": "paired"},
+    {"bubble": "constant", "modes": 2, "steady_bubble": True, "bubble_scale": 0.3, "shape_scale": 0.3,
+     "shape": {"kind": "poly", "options": {"degree": 2}}},
 )
 
 #: the largest relative time error a paced draw's calibration makes (see LATE): where the build's
