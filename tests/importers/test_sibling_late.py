@@ -194,3 +194,49 @@ def test_a_draw_rejected_for_a_too_fast_time_makes_the_import_draw_a_paced_one(s
     assert calibration_time_error(src, draw_recipe(src, draw)) <= TIME_ERROR
     assert failures[0].startswith("draw 0: a build rejected it")
     assert all("time error" in f for f in failures[1:]) and len(failures) == draw
+
+
+@pytest.mark.parametrize(("template", "params"), [
+    ("star", {"points": 6, "inner_radius": 0.3, "outer_radius": 0.7}),
+    ("gear", {"teeth": 10, "base_radius": 0.5, "tooth_height": 0.15}),
+    ("star", {"points": 7, "inner_radius": 0.35, "outer_radius": 0.75}),
+])
+def test_a_paired_level_set_is_the_full_product_in_fewer_coordinates(template: str, params: dict) -> None:
+    """``level_degree: paired`` (draw 31): every carrier's level set, parallel lines and concentric
+    circles multiplied in pairs -- the same function as the full product up to its scale, zero on
+    the whole outline, and on a centrally symmetric outline spelling half its coordinates."""
+    import numpy as np
+
+    from casekit.authoring.builder import UNCAPPED, capped_level_set, paired_level_set
+    from casekit.domains import resolve
+    from casekit.expr import to_numpy, to_text
+
+    domain = resolve(template, params)
+    full, paired = capped_level_set(domain, set(), set(), UNCAPPED), paired_level_set(domain, set(), set())
+    points = np.random.default_rng(0).uniform(-0.6, 0.6, (100, 2))
+    ratio = to_numpy(paired, 2)(points, 0.0) / to_numpy(full, 2)(points, 0.0)
+    assert np.ptp(ratio) < 1e-9 * abs(np.mean(ratio))
+    outline = domain.geometry.tag_points("boundary")
+    assert np.max(np.abs(to_numpy(paired, 2)(outline, 0.0))) < 1e-12
+
+    def spelled(e: object) -> int:
+        return sum(to_text(e).count(c) for c in "xy")
+    symmetric = template == "gear" or params["points"] % 2 == 0
+    assert spelled(paired) == (spelled(full) // 2 if symmetric else spelled(full))
+
+
+@pytest.mark.slow
+def test_a_paired_bubble_prints_the_warped_data_of_a_star(shared_data: Path) -> None:
+    """Helmholtz on a six-pointed star: a capped bubble's monomials, fitted to the data of the
+    edges it does not vanish on, gave the answer (draw 0); the full product's data composed with
+    the outline's warp printed past the length limit; paired (draw 31) it validates."""
+    assert LATE[13]["level_degree"] == "paired"
+    assert check_source(_late(shared_data, "helmholtz_star_6point", 13)) == []
+
+
+@pytest.mark.slow
+def test_a_smaller_steady_bubble_keeps_a_cubic_forcing_exact(shared_data: Path) -> None:
+    """u + u**3 on an annulus: the two-mode steady-bubble recipe printed but cancelled to 2.4e-8 in
+    double precision (draws 22 and 23); at three tenths of the amplitude (draw 32) it validates."""
+    assert LATE[14]["bubble_scale"] == LATE[14]["shape_scale"] == 0.3
+    assert check_source(_late(shared_data, "rd_annulus_cubic", 14)) == []
