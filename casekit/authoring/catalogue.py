@@ -317,10 +317,14 @@ def time_modes(kind: str, rate: float) -> tuple[sp.Expr, ...]:
     of the span of what the agent sees, *provided* no mode's shape shows alone in the forcing:
     ``d/dt sin(w t)`` is ``w cos(w t)``, a time function of its own, so a lone oscillating mode
     prints its shape as the coefficient of ``cos(w t)``.  Hence: exponentials (their derivative
-    is themselves), oscillations only as rotating pairs (cos and sin of one frequency on two
-    shapes, each derivative mixing both), polynomials in t only as a full chain (1, t, t^2).
+    is themselves) and oscillations only as rotating pairs (cos and sin of one frequency on two
+    shapes, each derivative mixing both).
 
-    decay: three rates; oscillate: a rotating pair and a decaying mode; grow: 1, t, t^2;
+    A polynomial in t is reproduced exactly by its time-Taylor expansion from t0, whose
+    coefficients follow from the initial data and the forcing (``casekit.validate.taylor``).
+
+    decay: three rates; oscillate: a rotating pair and a decaying mode; grow: a steady mode, a
+    growing and a decaying exponential;
     standing (second order in time): three frequencies with phases, so that neither u0 nor v0
     is one shape."""
     r = num(rate)
@@ -329,7 +333,7 @@ def time_modes(kind: str, rate: float) -> tuple[sp.Expr, ...]:
     if kind == "oscillate":
         return sp.cos(r * T), sp.sin(r * T), sp.exp(-num(1.7 * rate) * T)
     if kind == "grow":
-        return sp.Integer(1), r * T, r**2 * T**2
+        return sp.Integer(1), sp.exp(r * T), sp.exp(-num(1.7 * rate) * T)
     if kind == "standing":
         return (sp.cos(r * T + sp.Rational(1, 3)), sp.cos(num(1.6 * rate) * T + sp.Rational(4, 5)),
                 sp.cos(num(0.55 * rate) * T + sp.Rational(6, 5)))

@@ -19,7 +19,9 @@ whose time rates made backward Euler's error at the record's step 2-4 %) -- the 
 every draw as fast (casekit.authoring.sibling.clean_sibling).
 
 Only an entry of the source as it is now and of the current acceptance rules counts (a rejection
-of earlier rules is built again first).
+of earlier rules is built again first).  A *built* entry is audited for the rule that came after
+many were built, the time-Taylor expansion from t0 (casekit.validate.taylor) within the span margin,
+from its record alone: no solve needed.
 """
 
 from __future__ import annotations
@@ -28,9 +30,11 @@ from collections.abc import Iterable
 from typing import Any
 
 from casekit.authoring.sibling import drawn
-from casekit.build.pipeline import ANSWERABLE, REDRAWN, REJECTION_RULES
+from casekit.build.pipeline import ANSWERABLE, NEAR_A_TAYLOR, REDRAWN, REJECTION_RULES
 from casekit.build.shards import Area, Source
+from casekit.errors import CasekitError
 from casekit.importers.replacements import Replacements
+from casekit.validate import taylor
 
 
 def answerable(area: Area, sources: Iterable[Source], tracks: Iterable[str]) -> Replacements:
@@ -43,17 +47,39 @@ def answerable(area: Area, sources: Iterable[Source], tracks: Iterable[str]) -> 
         for track in tracks:
             entry = area.read(track, s)
             draw = drawn(s.data)
-            if entry is None or entry.get("source_key") != s.source_key or not (
-                    is_redrawn(entry) if draw is not None else is_answerable(entry)):
+            if entry is None or entry.get("source_key") != s.source_key:
+                continue
+            reason = near_taylor(entry) if entry.get("status") == "built" else (
+                entry["reason"] if (is_redrawn(entry) if draw is not None else is_answerable(entry)) else None)
+            if reason is None:
                 continue
             anchor = (s.data.get("provenance") or {}).get("anchor") or s.id
-            why = f"{entry['reason']} ({track} build)"
+            why = f"{reason} ({track} build)"
             if draw is not None:
                 out.draws.setdefault(anchor, {}).setdefault(draw, why)
             else:
                 out.records.setdefault(anchor, why)
             break
     return out
+
+
+def near_taylor(entry: dict[str, Any]) -> str | None:
+    """Why a committed *built* entry is answerable by the time-Taylor expansion from t0
+    (casekit.validate.taylor: it passes the accuracy gate), or None: the rule came after entries
+    were built, and checking a record needs no solve, so built entries are audited rather than
+    built again."""
+    record = entry.get("record") or {}
+    try:
+        orders = taylor.of_record(record)
+    except CasekitError:
+        return None
+    tau = float(record["evaluation_metadata"]["thresholds"]["tau_acc"])
+    found = taylor.passes(orders, tau)
+    if found is None:
+        return None
+    n, e = found
+    return (f"{NEAR_A_TAYLOR}{n} from t0 passes the accuracy gate (relative L2 {e:.3g}, tau_acc {tau:.3g}; "
+            "an audit of the built record)")
 
 
 def is_answerable(entry: dict[str, Any]) -> bool:

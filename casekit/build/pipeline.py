@@ -41,7 +41,7 @@ from casekit.solvers.targets import from_grid as target_estimates
 from casekit.thresholds import E_BASE_RANGE, target_thresholds, thresholds
 from casekit.tracks import TRACKS
 from casekit.tracks.base import Track
-from casekit.validate import check_and_derive, inversion, span
+from casekit.validate import check_and_derive, inversion, span, taylor
 
 #: the calibration timing protocol (part of the calibration stage's cache key): 2 = every timed run
 #: from a fresh state (JIT compilation inside it), no warm-up, every run checked; 3 = the DOLFINx
@@ -144,8 +144,9 @@ class TooCoarse(Rejected):
 #: capped halfway from tau_acc to 1 (span.largest_threshold: five thresholds above 0.2 exceed any
 #: residual), and a numerical reference that every level reproduces to round-off is answerable;
 #: 5: a calibration stays coarser than its reference level L1 by nodes across (cells x degree), not
-#: cells alone, so a P1 calibration below a P2 reference may be refined
-REJECTION_RULES = 5
+#: cells alone, so a P1 calibration below a P2 reference may be refined; 6: a case whose time-Taylor
+#: expansion from t0 (casekit.validate.taylor) passes the accuracy gate is answerable
+REJECTION_RULES = 6
 
 #: how the rejections of a case that can be answered without solving begin (an inverter passes, a
 #: target is guessed, the reference lies near a span of visible fields): casekit.build.answerable
@@ -153,11 +154,13 @@ REJECTION_RULES = 5
 ANSWERED_BY_INVERTERS = "inverters answer the case"
 TARGETS_GUESSED = "inverters pass target gates"
 NEAR_A_SPAN = "the reference is within "
+NEAR_A_TAYLOR = "the time-Taylor expansion of order "
 EXACT_AT_EVERY_LEVEL = "every level of the reference ladder gives the calibration's field"
 #: a drawn solution the calibration's space holds at every degree the family allows (its sibling's
 #: next draw is not a polynomial of that degree)
 IN_THE_SPACE = "the manufactured solution lies in the calibration's finite-element space"
-ANSWERABLE = (ANSWERED_BY_INVERTERS, TARGETS_GUESSED, NEAR_A_SPAN, EXACT_AT_EVERY_LEVEL, IN_THE_SPACE)
+ANSWERABLE = (ANSWERED_BY_INVERTERS, TARGETS_GUESSED, NEAR_A_SPAN, NEAR_A_TAYLOR, EXACT_AT_EVERY_LEVEL,
+              IN_THE_SPACE)
 #: how the rejection of a calibration whose error is over its limit begins (after refining it as far
 #: as the rules allow), and those of a calibration or a target's out of the thresholds' sanity range
 TOO_COARSE = "the calibration error e_base="
@@ -553,7 +556,7 @@ class CaseBuild:
         inverter answers within tau_acc (or any target within its tau), or whose reference lies
         within SPAN_MARGIN x tau_acc of a small span of visible fields, is rejected."""
         k = key("trial", self.source_key, self.opts.track, self.versions, self.code, cheaters.KINDS, tau_acc,
-                {n: (t["value"], t["tau"]) for n, t in targets.items()}, span.SPAN_MARGIN)
+                {n: (t["value"], t["tau"]) for n, t in targets.items()}, span.SPAN_MARGIN, taylor.TAYLOR_ORDER)
         points = self.d.grid.points()
 
         def write(tmp: Path) -> None:
@@ -576,8 +579,11 @@ class CaseBuild:
                             "passed": bool(metrics.rel_scalar(values[n], t["value"]) <= t["tau"])}
                         for n, t in targets.items()}
             fit = span.of_arrays(self.spec, ref, self.mask)
+            orders = taylor.of_reference(self.d, self.spec, ref, self.mask)
             write_json(tmp / "trial.json", {"inverters": results,
-                                            "span": {**fit.to_dict(), "ratio": fit.residual / tau_acc}})
+                                            "span": {**fit.to_dict(), "ratio": fit.residual / tau_acc},
+                                            "taylor": None if orders is None else {
+                                                "residuals": orders, "ratio": min(orders[1:]) / tau_acc}})
 
         entry, cached = self.cache.get_or_put("trial", k, write)
         self._cached("trial", cached)
@@ -599,6 +605,11 @@ class CaseBuild:
             raise TooCoarse(f"{NEAR_A_SPAN}{fit['residual']:.3g} of the {fit['span']} span "
                            f"(led by {', '.join(fit['leading'])}): {fit['ratio']:.3g} x tau_acc, less than the margin "
                            f"{span.SPAN_MARGIN:g} (or halfway from tau_acc to 1)", tau_acc / max(allowed, 1e-300))
+        taylor_passes = taylor.passes((trial.get("taylor") or {}).get("residuals"), tau_acc)
+        if taylor_passes is not None:  # an answer computed without a solve, refused like an inverter's
+            n, e = taylor_passes
+            raise TooCoarse(f"{NEAR_A_TAYLOR}{n} from t0 passes the accuracy gate (relative L2 {e:.3g}, "
+                            f"tau_acc {tau_acc:.3g})", tau_acc / max(e, 1e-300))
         return trial
 
     def _record(self, ref: dict[str, np.ndarray], cal: dict[str, Any], e_base: float, tau: dict[str, float],

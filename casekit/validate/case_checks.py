@@ -31,7 +31,7 @@ from casekit.families.calculus import lap
 from casekit.families.inflow import traction_inflow
 from casekit.registry import Registry
 from casekit.scoring.artifacts import output_names
-from casekit.validate import inversion, span
+from casekit.validate import inversion, span, taylor
 from casekit.validate.view import CaseView, parse_all, visible_values
 
 
@@ -436,6 +436,27 @@ def span_leak(view: CaseView, s: Settings) -> list[Problem]:
                          "what the agent sees reproduces the answer", "leak.span",
                          f"a span residual of at least {s.span_gap_min} (a solution with modes of different shapes "
                          "and rates, none an eigenfunction or a printed factor)")]
+
+
+@check("leak.taylor")
+def taylor_leak(view: CaseView, s: Settings) -> list[Problem]:
+    """The time-Taylor expansion from t0 (``casekit.validate.taylor``: its coefficients follow from
+    the initial data and the forcing by applying the PDE, no solve) misses the hidden output at
+    t_end by at least ``span_gap_min`` at every order up to ``taylor.TAYLOR_ORDER``."""
+    found = taylor.of_view(view)
+    if found is None:
+        return []
+    view.measures["taylor"] = found
+    close = [(n, e) for n, e in enumerate(found) if n >= 1 and e < s.span_gap_min]
+    if not close:
+        return []
+    n, e = min(close, key=lambda c: c[1])
+    return [view.problem("/manufactured_solution", f"the time-Taylor expansion of order {n} from t0 (its "
+                         "coefficients read off the initial data and the forcing by applying the PDE, no solve) "
+                         f"is within {e:.3g} (relative L2) of the hidden output at t_end", "leak.taylor",
+                         f"every expansion up to order {taylor.TAYLOR_ORDER} at least {s.span_gap_min} away (time "
+                         "modes that change over the window: no low-degree polynomial in t, rate x window of "
+                         "order one or more)")]
 
 
 @check("leak.inversion")
