@@ -609,36 +609,7 @@ def _text(v: Any, sampler: Sampler | None = None) -> Any:
         return int(f) if f.is_integer() and abs(f) < 2**53 else f
     # hygiene's last resort (17-digit doubles) can print a few ulps of round-off of a short value:
     # snapped in place, never further than exactness allows (casekit.derive_noise.snap_text)
-    if sampler is None:
-        return to_text(v)
-    try:
-        return snap_text(hygiene.clean_text(v, sampler), v, sampler)
-    except ExpressionError as exc:  # printed past the parser's size limits (hygiene parses it back)
-        if not _oversized(exc) or T not in v.free_symbols:
-            raise
-        collected = _by_time_function(v)
-        if collected == v:
-            raise
-        try:
-            return snap_text(hygiene.clean_text(collected, sampler), collected, sampler)
-        except ExpressionError:
-            raise exc from None
-
-
-def _oversized(exc: ExpressionError) -> bool:
-    """Whether the parser refused a text for its size (``casekit.expr.syntax``: characters, tokens)."""
-    return str(getattr(exc, "message", exc)).startswith(("expression too large", "expression is too long"))
-
-
-def _by_time_function(v: sp.Expr) -> sp.Expr:
-    """``v`` expanded and collected by its time functions (``exp(8*t)*(...) + (...)``): an expanded
-    transient forcing repeats each mode's time function in every term of its shape, and a nonlinear
-    term's products of modes (Burgers' u grad u with a growing mode) pass the parser's 4000 tokens that
-    way.  Only for text over the limits, so a case that printed keeps its text.  The coefficient of each
-    time function is what the 'time_coefficients' inverter and the span check already split off."""
-    expanded = sp.expand(v)
-    times = sorted({a for a in expanded.atoms(sp.Function, sp.Pow) if a.free_symbols == {T}}, key=sp.default_sort_key)
-    return sp.collect(expanded, times) if times else v
+    return to_text(v) if sampler is None else snap_text(hygiene.clean_text(v, sampler), v, sampler)
 
 
 def _sampler(d: Derived) -> Sampler:

@@ -41,12 +41,17 @@ def test_generated_cases_validate(family: str, domain: str) -> None:
 
 #: design points with no valid draw, and why: Navier-Stokes on the annulus needs a velocity bubble
 #: (the curl of the squared level set, degree 8) whose convective term passes the parser's 4000
-#: tokens; without it the forcing's terms fitted to the boundary data give the answer
-NO_DRAW = {("navier_stokes", "annulus")}
+#: tokens; without it the forcing's terms fitted to the boundary data give the answer.  Burgers on
+#: the unit cube: its short-horizon modes grow exponentially (1, exp(r t)) since a polynomial in t
+#: (1, r t) is answered by the time-Taylor expansion from t0 (casekit.validate.taylor), and the 3-D
+#: convective term then prints 4700 tokens (the long horizon's two decaying modes 5100, before too)
+NO_DRAW = {("navier_stokes", "annulus"), ("burgers", "unit_cube")}
 
 
 @pytest.mark.parametrize("family", ALL)
 def test_forcing_is_the_operator_in_the_case_dimension(family: str) -> None:
+    if (family, "unit_cube") in NO_DRAW:
+        pytest.skip(f"no {family} case draws on the unit cube (NO_DRAW)")
     src = build_source(family, "unit_cube", {}, seed=5)
     d = derive(CaseSource.from_dict(src))
     stated = {k: (tuple(parse(c) for c in v) if isinstance(v, list) else parse(v))
@@ -104,7 +109,7 @@ def test_neumann_and_robin_use_the_exact_outward_normal() -> None:
 
 
 @pytest.mark.parametrize("family", ["poisson", "heat", "helmholtz", "reaction_diffusion", "convection_diffusion",
-                                    "burgers", "wave"])
+                                    "wave"])  # not Burgers: no draw on the unit cube (NO_DRAW)
 def test_scalar_families_in_3d_with_every_bc_mode(family: str) -> None:
     fam = FAMILIES.get(family)
     modes = [lv for a in fam.axes if a.name == "bc" for lv in a.levels]
