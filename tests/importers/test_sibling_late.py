@@ -52,7 +52,7 @@ def _released(draw: int) -> Path:
 
 # one committed sibling of each plain and adapted recipe (draw 6 + k takes ADAPTED[k % 6]) and of
 # the late ones released so far
-@pytest.mark.parametrize("draw", [0, 6, 7, 8, 9, 10, 11, 14, 16, 18, 19, 20, 21, 23])
+@pytest.mark.parametrize("draw", [0, 6, 7, 8, 9, 10, 11, 13, 14, 18, 19, 20, 21, 23, 24, 30, 31])
 def test_released_siblings_are_redrawn_as_they_were(shared_data: Path, draw: int) -> None:
     """The late draws and the builder keys they brought change no earlier draw, and a late draw
     is redrawn as it was released: a committed sibling's solution is what its draw still gives."""
@@ -138,10 +138,11 @@ def test_an_oscillatory_shape_answers_the_nearest_lobe_datum(shared_data: Path) 
 def test_a_steady_bubble_keeps_a_cubic_reaction_printable(shared_data: Path) -> None:
     """u + u**3 on an eccentric annulus: the forcing of every earlier draw had 4000 to 4700 tokens;
     with two modes, the bubble's steady, and a polynomial shape (draws 22 and 23) it prints, and
-    draw 23 validates."""
+    draw 23 validated -- until leak.taylor: the steady bubble and one slow mode are answered by the
+    time-Taylor expansion from t0 to within 0.05, so its only finding is that one now."""
     case = _late(shared_data, "rd_eccentric_cubic", 5)
     assert "exp" in case["manufactured_solution"]["u"]  # the shape still decays
-    assert check_source(case) == []
+    assert {p.check for p in check_source(case)} == {"leak.taylor"}
 
 
 @settings(max_examples=40, deadline=None)
@@ -184,16 +185,22 @@ LOGISTIC = "reaction_diffusion_logistic_high_rho"
 def test_a_draw_rejected_for_a_too_fast_time_makes_the_import_draw_a_paced_one(shared_data: Path) -> None:
     """A build rejected draw 0, whose calibration's time error was some 2 % (above TIME_ERROR): every
     plain, adapted and late draw shares its rates and is skipped unvalidated; the first paced draw,
-    within the bound, is the sibling.  Without a rejection the first draw is, as released."""
+    within the bound, was the sibling -- until leak.taylor: a time error of 1e-3 at the record's few
+    backward-Euler steps needs modes so slow that the expansion from t0 answers them, so every paced
+    draw is refused by that rule alone and the record is not kept (a finer calibration step, not
+    another draw, is the way out)."""
     src = convert(_records(shared_data, {LOGISTIC})[LOGISTIC], repair=True).source
     assert calibration_time_error(src, draw_recipe(src, 0)) > 10 * TIME_ERROR
     why = "the reference is within 0.0513 of the time_coefficients span: 0.121 x tau_acc (dolfinx build)"
     case, draw, failures = clean_sibling(src, LOGISTIC, rejected={0: why})
     first = ADAPTED_ATTEMPTS + next(k for k, overlay in enumerate(LATE) if "paced" in overlay)
-    assert case is not None and draw == first
-    assert calibration_time_error(src, draw_recipe(src, draw)) <= TIME_ERROR
+    assert calibration_time_error(src, draw_recipe(src, first)) <= TIME_ERROR
     assert failures[0].startswith("draw 0: a build rejected it")
-    assert all("time error" in f for f in failures[1:]) and len(failures) == draw
+    assert all("time error" in f for f in failures[1:first])
+    # the first paced draw and the one released before the rule (30) are refused for the expansion;
+    # the others for their span or size, as before
+    assert "time-Taylor" in failures[first] and "time-Taylor" in failures[30]
+    assert case is None
 
 
 @pytest.mark.parametrize(("template", "params"), [
@@ -237,6 +244,8 @@ def test_a_paired_bubble_prints_the_warped_data_of_a_star(shared_data: Path) -> 
 @pytest.mark.slow
 def test_a_smaller_steady_bubble_keeps_a_cubic_forcing_exact(shared_data: Path) -> None:
     """u + u**3 on an annulus: the two-mode steady-bubble recipe printed but cancelled to 2.4e-8 in
-    double precision (draws 22 and 23); at three tenths of the amplitude (draw 32) it validates."""
+    double precision (draws 22 and 23); at three tenths of the amplitude (draw 32) it is exact to
+    double precision -- its one finding is leak.taylor (its slow modes are within 0.016 of the
+    order-2 expansion from t0), which came after the draw."""
     assert LATE[14]["bubble_scale"] == LATE[14]["shape_scale"] == 0.3
-    assert check_source(_late(shared_data, "rd_annulus_cubic", 14)) == []
+    assert {p.check for p in check_source(_late(shared_data, "rd_annulus_cubic", 14))} == {"leak.taylor"}
