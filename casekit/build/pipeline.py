@@ -553,8 +553,9 @@ class CaseBuild:
     def _trial(self, ref: dict[str, np.ndarray], tau_acc: float, targets: dict[str, dict[str, float]]
                ) -> dict[str, Any]:
         """The inversion battery and the span check against the reference: a case that an
-        inverter answers within tau_acc (or any target within its tau), or whose reference lies
-        within SPAN_MARGIN x tau_acc of a small span of visible fields, is rejected."""
+        inverter answers within tau_acc (or any target within its tau), whose reference lies
+        within SPAN_MARGIN x tau_acc of a small span of visible fields, or whose time-Taylor expansion
+        from t0 of order 1 or 2 (casekit.validate.taylor) passes the accuracy gate, is rejected."""
         k = key("trial", self.source_key, self.opts.track, self.versions, self.code, cheaters.KINDS, tau_acc,
                 {n: (t["value"], t["tau"]) for n, t in targets.items()}, span.SPAN_MARGIN, taylor.TAYLOR_ORDER)
         points = self.d.grid.points()
