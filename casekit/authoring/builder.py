@@ -417,11 +417,9 @@ def _bubbled_divergence_free(kind: str, c: cat.Context, part: Any, shaped: Any =
 UNCAPPED = 1 << 16
 
 
-def capped_level_set(domain: Domain, skip: set[str], flat: set[str], max_degree: int) -> sp.Expr:
-    """``casekit.domains.level_set.boundary_level_set`` of at most ``max_degree`` (curved carriers
-    first, then lines in boundary order): it vanishes on part of the boundary only when the outline
-    has more carriers than that, but its derivatives in a nonlinear or fourth-order forcing stay
-    printable."""
+def _carrier_factors(domain: Domain, skip: set[str], flat: set[str]) -> dict[sp.Expr, tuple[sp.Expr, int]]:
+    """Each boundary carrier's level-set factor (outside ``skip``), once up to sign, with its power:
+    2 on a ``flat`` (flux) part, else 1 -- what the capped and paired level sets multiply."""
     from casekit.domains import level_set as ls
 
     factors: dict[sp.Expr, tuple[sp.Expr, int]] = {}
@@ -433,6 +431,17 @@ def capped_level_set(domain: Domain, skip: set[str], flat: set[str], max_degree:
             key = next((k for k in (sp.expand(f), sp.expand(-f)) if k in factors), sp.expand(f))
             power = 2 if tag in flat else 1
             factors[key] = (factors[key][0], max(power, factors[key][1])) if key in factors else (f, power)
+    return factors
+
+
+def capped_level_set(domain: Domain, skip: set[str], flat: set[str], max_degree: int) -> sp.Expr:
+    """``casekit.domains.level_set.boundary_level_set`` of at most ``max_degree`` (curved carriers
+    first, then lines in boundary order): it vanishes on part of the boundary only when the outline
+    has more carriers than that, but its derivatives in a nonlinear or fourth-order forcing stay
+    printable."""
+    from casekit.domains import level_set as ls
+
+    factors = _carrier_factors(domain, skip, flat)
     kept: list[tuple[sp.Expr, int]] = []
     total = 0
     for f, k in sorted(factors.values(), key=lambda fk: -fk[1] * ls.degree(fk[0], domain.dim)):
@@ -455,15 +464,7 @@ def paired_level_set(domain: Domain, skip: set[str], flat: set[str]) -> sp.Expr:
     gear's opposite flanks and its two circles) then prints in half the text."""
     from casekit.domains import level_set as ls
 
-    factors: dict[sp.Expr, tuple[sp.Expr, int]] = {}
-    for tag in domain.geometry.tags():
-        if tag in skip:
-            continue
-        for carrier in domain.geometry.carriers(tag):
-            f = ls._clean(ls._rational_line(carrier) or carrier.level_set())
-            key = next((k for k in (sp.expand(f), sp.expand(-f)) if k in factors), sp.expand(f))
-            power = 2 if tag in flat else 1
-            factors[key] = (factors[key][0], max(power, factors[key][1])) if key in factors else (f, power)
+    factors = _carrier_factors(domain, skip, flat)
     if not factors:
         return sp.Integer(1)
     groups: dict[tuple, list[tuple[sp.Expr, sp.Expr]]] = {}  # the factor's varying part -> (it, constant)
@@ -505,8 +506,8 @@ def _varying_part(f: sp.Expr, dim: int) -> tuple[sp.Expr | None, float]:
 def _rounded_key(g: sp.Expr) -> tuple:
     """A key equal for varying parts equal up to round-off (opposite flanks of a gear)."""
     poly = sp.Poly(g, *sorted(g.free_symbols, key=str))
-    return tuple((m, round(float(c), 9)) for m, c in zip(poly.monoms(), poly.coeffs(), strict=True)) + (
-        tuple(sorted(map(str, g.free_symbols))),)
+    terms = ((m, round(float(c), 9)) for m, c in zip(poly.monoms(), poly.coeffs(), strict=True))
+    return (*terms, tuple(sorted(map(str, g.free_symbols))))
 
 
 def num_weight(rng: np.random.Generator, lo: float, hi: float) -> sp.Expr:
