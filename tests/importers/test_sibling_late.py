@@ -15,7 +15,11 @@ from casekit import yamlio
 from casekit.authoring.sibling import (
     ADAPTED_ATTEMPTS,
     ATTEMPTS,
+    CALIBRATION_KEY,
     LATE,
+    STEP_DIVISORS,
+    STEPPED_SCHEME,
+    STEPPED_TURN,
     TIME_ERROR,
     adapted,
     calibration_time_error,
@@ -24,6 +28,7 @@ from casekit.authoring.sibling import (
     drawn,
     paced,
     sibling,
+    stepped,
 )
 from casekit.importers.formats.pdeagent_bench import convert
 from casekit.validate import check_source
@@ -182,13 +187,14 @@ def test_late_paced_draws_pace_the_rates_of_a_transient_record_only(shared_data:
 LOGISTIC = "reaction_diffusion_logistic_high_rho"
 
 
-def test_a_draw_rejected_for_a_too_fast_time_makes_the_import_draw_a_paced_one(shared_data: Path) -> None:
+def test_a_draw_rejected_for_a_too_fast_time_makes_the_import_draw_a_paced_then_a_stepped_one(
+        shared_data: Path) -> None:
     """A build rejected draw 0, whose calibration's time error was some 2 % (above TIME_ERROR): every
     plain, adapted and late draw shares its rates and is skipped unvalidated; the first paced draw,
     within the bound, was the sibling -- until leak.taylor: a time error of 1e-3 at the record's few
     backward-Euler steps needs modes so slow that the expansion from t0 answers them, so every paced
-    draw is refused by that rule alone and the record is not kept (a finer calibration step, not
-    another draw, is the way out)."""
+    draw is refused by that rule alone.  The first stepped draw (a finer, second-order calibration
+    step, not a slower solution) is the sibling now."""
     src = convert(_records(shared_data, {LOGISTIC})[LOGISTIC], repair=True).source
     assert calibration_time_error(src, draw_recipe(src, 0)) > 10 * TIME_ERROR
     why = "the reference is within 0.0513 of the time_coefficients span: 0.121 x tau_acc (dolfinx build)"
@@ -200,7 +206,54 @@ def test_a_draw_rejected_for_a_too_fast_time_makes_the_import_draw_a_paced_one(s
     # the first paced draw and the one released before the rule (30) are refused for the expansion;
     # the others for their span or size, as before
     assert "time-Taylor" in failures[first] and "time-Taylor" in failures[30]
-    assert case is None
+    assert case is not None and "stepped" in LATE[draw - ADAPTED_ATTEMPTS]
+    assert case["calibration"]["scheme"] == STEPPED_SCHEME
+    assert case["calibration"]["dt"] < case["pde"]["time"]["dt"] == src["pde"]["time"]["dt"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(span=st.floats(0.05, 1.0), steps=st.integers(5, 80),
+       scheme=st.sampled_from(["backward_euler", "crank_nicolson", "bdf2"]), order=st.sampled_from([1, 2]))
+def test_a_stepped_draw_turns_its_modes_and_refines_the_calibration_step_instead(span: float, steps: int,
+                                                                                 scheme: str, order: int) -> None:
+    """:func:`stepped` sets the rate to STEPPED_TURN radians over the window and steps the
+    calibration at the record's step over the first divisor that keeps the time error within
+    TIME_ERROR (a first-order family with BDF2); past the last divisor it paces the rate there."""
+    family = "reaction_diffusion" if order == 1 else "wave"
+    dt = span / steps
+    source = {"family": family, "pde": {"time": {"t0": 0.0, "t_end": span, "dt": dt}},
+              "calibration": {"dt": dt, "scheme": scheme}}
+    rec = {"time": {"t_end": span, "factor": "oscillate", "rate": 1.0}, "modes": 2}
+    out = stepped(source, rec)
+    assert calibration_time_error(source, out) <= TIME_ERROR
+    assert ("scheme" in out[CALIBRATION_KEY]) == (order == 1)
+    divisor = dt / out[CALIBRATION_KEY]["dt"]
+    assert any(abs(divisor - m) < 1e-4 * m for m in STEP_DIVISORS)
+    if out["time"]["rate"] < float(f"{STEPPED_TURN / span:.3g}"):  # paced: even the finest step was too coarse
+        assert abs(divisor - STEP_DIVISORS[-1]) < 1e-4 * divisor
+    else:
+        assert abs(out["time"]["rate"] * span - STEPPED_TURN) < 1e-2 * STEPPED_TURN
+        coarser = [m for m in STEP_DIVISORS if m < divisor * (1 - 1e-4)]
+        for m in coarser:  # the first divisor within the bound, not a finer one
+            assert calibration_time_error(source, {**out, CALIBRATION_KEY: {**out[CALIBRATION_KEY], "dt": dt / m}}
+                                          ) > TIME_ERROR
+
+
+#: a linear reaction-diffusion record with 50 backward-Euler steps, one of the eight paced siblings
+#: that leak.taylor refused (order 2 within 0.00175 of the hidden output)
+LINEAR_BASIC = "reaction_diffusion_linear_basic"
+
+
+def test_a_stepped_sibling_is_released_where_its_paced_one_is_answered_by_the_expansion(
+        shared_data: Path) -> None:
+    src = convert(_records(shared_data, {LINEAR_BASIC})[LINEAR_BASIC], repair=True).source
+    paced_draw = ADAPTED_ATTEMPTS + next(k for k, overlay in enumerate(LATE) if "paced" in overlay) + 1
+    assert {p.check for p in check_source(sibling(src, LINEAR_BASIC, paced_draw))} == {"leak.taylor"}
+    first = ADAPTED_ATTEMPTS + next(k for k, overlay in enumerate(LATE) if "stepped" in overlay)
+    case = sibling(src, LINEAR_BASIC, first)
+    assert check_source(case) == []
+    assert case["pde"]["time"] == src["pde"]["time"]  # the record's window and suggested step
+    assert case["calibration"] == {**src["calibration"], "scheme": "bdf2", "dt": src["pde"]["time"]["dt"] / 2}
 
 
 @pytest.mark.parametrize(("template", "params"), [
