@@ -27,40 +27,60 @@ from its record alone: no solve needed.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from casekit.authoring.sibling import drawn
-from casekit.build.pipeline import ANSWERABLE, NEAR_A_TAYLOR, REDRAWN, REJECTION_RULES
+from casekit.build.pipeline import ANSWERABLE, NEAR_A_TAYLOR, REDRAWN, REJECTION_RULES, TAYLOR_GATED_RULES
 from casekit.build.shards import Area, Source
 from casekit.errors import CasekitError
 from casekit.importers.replacements import Replacements
 from casekit.validate import taylor
 
 
-def answerable(area: Area, sources: Iterable[Source], tracks: Iterable[str]) -> Replacements:
+def answerable(area: Area, sources: Iterable[Source], tracks: Iterable[str], jobs: int = 1) -> Replacements:
     """The records that a committed entry of ``tracks`` rejects as answerable without solving, and
     the sibling draws it rejects for a reason another draw may not have, under the current rules, by
-    anchor record, with the build's reason (and track)."""
+    anchor record, with the build's reason (and track).  Built entries that need the time-Taylor
+    audit (:func:`needs_audit`) are audited in ``jobs`` processes."""
     out = Replacements()
     tracks = list(tracks)
+    found: list[tuple[Source, str, dict[str, Any]]] = []
     for s in sources:
         for track in tracks:
             entry = area.read(track, s)
-            draw = drawn(s.data)
-            if entry is None or entry.get("source_key") != s.source_key:
-                continue
-            reason = near_taylor(entry) if entry.get("status") == "built" else (
-                entry["reason"] if (is_redrawn(entry) if draw is not None else is_answerable(entry)) else None)
-            if reason is None:
-                continue
-            anchor = (s.data.get("provenance") or {}).get("anchor") or s.id
-            why = f"{reason} ({track} build)"
-            if draw is not None:
-                out.draws.setdefault(anchor, {}).setdefault(draw, why)
-            else:
-                out.records.setdefault(anchor, why)
-            break
+            if entry is not None and entry.get("source_key") == s.source_key:
+                found.append((s, track, entry))
+    audited = iter(_audit([e for _, _, e in found if needs_audit(e)], jobs))
+    listed: set[str] = set()  # a source is listed by the first of its tracks that rejects it
+    for s, track, entry in found:
+        draw = drawn(s.data)
+        if entry.get("status") == "built":
+            reason = next(audited) if needs_audit(entry) else None
+        else:
+            reason = entry["reason"] if (is_redrawn(entry) if draw is not None else is_answerable(entry)) else None
+        if reason is None or s.id in listed:
+            continue
+        listed.add(s.id)
+        anchor = (s.data.get("provenance") or {}).get("anchor") or s.id
+        why = f"{reason} ({track} build)"
+        if draw is not None:
+            out.draws.setdefault(anchor, {}).setdefault(draw, why)
+        else:
+            out.records.setdefault(anchor, why)
     return out
+
+
+def needs_audit(entry: dict[str, Any]) -> bool:
+    """A built entry whose build came before its trial gated the time-Taylor expansion."""
+    return entry.get("status") == "built" and entry.get("rules", 1) < TAYLOR_GATED_RULES
+
+
+def _audit(entries: list[dict[str, Any]], jobs: int) -> list[str | None]:
+    if jobs <= 1 or len(entries) < 2:
+        return [near_taylor(e) for e in entries]
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        return list(pool.map(near_taylor, entries, chunksize=4))
 
 
 def near_taylor(entry: dict[str, Any]) -> str | None:

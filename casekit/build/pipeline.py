@@ -147,6 +147,9 @@ class TooCoarse(Rejected):
 #: cells alone, so a P1 calibration below a P2 reference may be refined; 6: a case whose time-Taylor
 #: expansion from t0 (casekit.validate.taylor) passes the accuracy gate is answerable
 REJECTION_RULES = 6
+#: the rules from which a build's trial gates the time-Taylor expansion itself (an entry built under
+#: them needs no audit of it: casekit.build.answerable.near_taylor)
+TAYLOR_GATED_RULES = 6
 
 #: how the rejections of a case that can be answered without solving begin (an inverter passes, a
 #: target is guessed, the reference lies near a span of visible fields): casekit.build.answerable

@@ -19,6 +19,8 @@ def dataset_answerable(
     write: Path | None = typer.Option(None, "--write", metavar="FILE",
                                       help="Add them to this replace file (casekit import --replace FILE); what it "
                                       "lists already stays."),
+    jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Processes that audit built entries (the time-Taylor "
+                             "expansion of entries built before their trial gated it: seconds each)."),
     as_json: bool = json_option("{record id: reason}"),
 ) -> None:
     """The cases that a committed build rejects as answerable without solving (an inverter
@@ -36,7 +38,7 @@ def dataset_answerable(
     for t in names:
         if t not in TRACKS:
             raise UsageError(f"unknown track {t!r}", valid=", ".join(TRACKS.names()))
-    found = answerable(Area(area), read_sources(paths), names)
+    found = answerable(Area(area), read_sources(paths), names, jobs)
     merged = merge_into(write, found) if write is not None else None
     if as_json:
         print_json(found.to_json())

@@ -124,3 +124,37 @@ def test_a_sibling_whose_calibration_is_too_coarse_is_drawn_again(tmp_path: Path
     found = answerable(area, shards.read_sources([cases]), ["dolfinx"])
     assert found.records == {}
     assert found.draws == {"anchor_drawn": {0: reasons["drawn"] + " (dolfinx build)"}}
+
+
+def test_only_entries_built_before_the_trial_gated_the_expansion_are_audited(tmp_path: Path,
+                                                                             monkeypatch: object) -> None:
+    """A built entry of rules from TAYLOR_GATED_RULES on had the time-Taylor expansion gated in its
+    build's trial: the audit (seconds of sympy per record) reads only the older ones, and lists
+    those it finds answerable by their anchor."""
+    from casekit.build import answerable as mod
+    from casekit.build.pipeline import TAYLOR_GATED_RULES
+
+    cases = tmp_path / "cases"
+    base = build_source("heat", "unit_square", {}, 1)
+    for name in ("old", "gated"):
+        src = json.loads(json.dumps(base))
+        src["id"] = f"heat_{name}"
+        src["provenance"] = {"anchor": f"anchor_{name}", "status": "kept", "why": ""}
+        (cases / "heat").mkdir(parents=True, exist_ok=True)
+        (cases / "heat" / f"{src['id']}.yaml").write_text(yamlio.dumps(src))
+    area = shards.Area(tmp_path / "area")
+    rules = {"heat_old": TAYLOR_GATED_RULES - 1, "heat_gated": TAYLOR_GATED_RULES}
+    for s in shards.read_sources([cases]):
+        path = area.entry_path("dolfinx", "heat", s.id)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({**_entry(s, "", rules=rules[s.id], status="built"), "record": {"id": s.id}}))
+    audited: list[str] = []
+
+    def audit(entry: dict) -> str:
+        audited.append(entry["id"])
+        return "the time-Taylor expansion of order 1 from t0 passes the accuracy gate"
+
+    monkeypatch.setattr(mod, "near_taylor", audit)  # type: ignore[attr-defined]
+    found = answerable(area, shards.read_sources([cases]), ["dolfinx"])
+    assert audited == ["heat_old"]
+    assert set(found.records) == {"anchor_old"}
