@@ -119,16 +119,17 @@ def test_track_computes_target_values_close_to_the_exact_ones(track: str, case: 
     assert all(r <= case.tolerance[k] for _, k, _, _, r in rows), f"{track} on {case.id}:\n{table}"
 
 
-def test_every_track_declares_every_target_kind() -> None:
-    """Issue 31: no track is left out of target cases for want of a kind."""
+def test_the_library_tracks_declare_every_target_kind() -> None:
+    """Issue 31: none of casekit's tracks is left out of target cases for want of a kind (a new
+    track may start without targets: it is then not listed for target cases)."""
     from casekit.targets import TARGET_KINDS
 
-    for name, track in TRACKS.items():
-        assert sorted(track.target_kinds) == TARGET_KINDS.names(), name
+    for name in ("dealii", "dolfinx", "firedrake", "ngsolve", "numpy"):
+        assert sorted(TRACKS.get(name).target_kinds) == TARGET_KINDS.names(), name
 
 
 @pytest.mark.parametrize("track", [pytest.param(n, marks=getattr(pytest.mark, n)) for n, t in TRACKS.items()
-                                   if getattr(t, "solver_module", "")])
+                                   if getattr(t, "solver_module", "") and t.target_kinds])
 def test_a_python_track_declares_the_kinds_its_solvers_register(track: str, tmp_path: Path) -> None:
     """The registration (read by validation and authoring, outside the track's environment) names
     the kinds the solvers' registry computes -- in the track's interpreter, from the runtime a
