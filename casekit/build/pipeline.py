@@ -107,6 +107,8 @@ class CaseOutcome:
     process_seconds: float = 0.0
     #: other track -> its calibration's relative L2 distance from this track's, and the bound
     agreement: dict[str, dict[str, float]] = field(default_factory=dict)
+    #: other track -> target name -> the two calibrations' relative distance in that value, and the bound
+    target_agreement: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
     #: what the build decided on the way (e.g. a lowered calibration degree)
     notes: list[str] = field(default_factory=list)
     #: what this build's keys were made of: :func:`record_key`'s arguments (source_key, track,
@@ -293,7 +295,7 @@ class CaseBuild:
                                       f"({_level(first)} -> {_level(self.settings)}): {why[0]}")
             self.settings = {**self.settings, "refined_from": {k: first.get(k) for k in ("cells_across", "dt")}}
         with self._stage("agreement"):
-            self._agreement(cal["arrays"], tau["tau_acc"])
+            self._agreement(cal["arrays"], tau["tau_acc"], targets)
         with self._stage("record"):
             self._record(ref, cal, e_base, tau, refinement, ref_config, trial, targets)
 
@@ -658,11 +660,13 @@ class CaseBuild:
         atomic_write_text(out_dir / "record.json", dumps(record.to_dict(), indent=2))
         write_json(out_dir / "trial.json", trial)
 
-    def _agreement(self, arrays: dict[str, np.ndarray], tau_acc: float) -> None:
+    def _agreement(self, arrays: dict[str, np.ndarray], tau_acc: float,
+                   targets: dict[str, dict[str, float]] | None = None) -> None:
         """Cross-track agreement: against every other track of the case already built in this
         build dir from the same case source, the two calibration solutions must agree on the grid
-        within the larger of the
-        two accuracy thresholds (relative L2 over the in-domain points)."""
+        within the larger of the two accuracy thresholds (relative L2 over the in-domain points),
+        and their target values each within the larger of the two thresholds of that target
+        (:meth:`_target_agreement`)."""
         for other in self.source.tracks:
             other_dir = self.opts.build_dir / other / self.source.id
             if other == self.opts.track or not (other_dir / "record.json").is_file():
@@ -680,6 +684,36 @@ class CaseBuild:
                                f"solutions differ by {distance:.3e} (relative L2), more than the larger accuracy "
                                f"threshold {bound:.3e} ({self.opts.track} tau_acc={tau_acc:.3e}, {other} "
                                f"tau_acc={other_tau:.3e})")
+            self._target_agreement(other, targets or {}, record["evaluation_metadata"].get("targets") or {})
+
+    def _target_agreement(self, other: str, mine: dict[str, dict[str, float]],
+                          theirs: dict[str, dict[str, float]]) -> None:
+        """The two tracks' calibration values of each target, as a relative distance
+        |a - b| / |hidden value| (what the gate measures: relative errors against the hidden value,
+        here this track's), must be at most the larger of the two tracks' thresholds of that target.
+
+        The bound is the field's rule applied per target, because a target is gated exactly like the
+        field: tau = max(alpha_acc * e_base, the field's tau_acc).  Two sound calibrations of the
+        same value each lie within their own e_base of it, so they differ by at most
+        e_a + e_b <= (tau_a + tau_b) / alpha_acc -- far inside max(tau_a, tau_b).  A distance beyond
+        it is no discretisation error these gates allow: one track computes another quantity (a
+        wrong sign, time, coefficient or boundary part) or the tracks' numerical references disagree
+        about the value, and an agent's answer would pass or fail by the library it was given.
+        Anything tighter (the e_base of either) would fail sound tracks whose errors merely differ in
+        size; the larger tau is the loosest gate either track applies, as for the field."""
+        for name, t in mine.items():
+            if name not in theirs:
+                continue  # the other record predates this target: nothing to compare
+            value, ours, other_value = float(t["value"]), float(t["calibration"]), float(theirs[name]["calibration"])
+            distance = abs(ours - other_value) / abs(value)
+            bound = max(float(t["tau"]), float(theirs[name]["tau"]))
+            self.outcome.target_agreement.setdefault(other, {})[name] = {"distance": distance, "bound": bound}
+            if not distance <= bound:
+                raise Rejected("failed", f"cross-track disagreement in target {name!r}: the {self.opts.track} and "
+                               f"{other} calibrations give {ours:.6g} and {other_value:.6g}, a relative distance "
+                               f"{distance:.3e} (of the hidden value), more than the larger threshold of that "
+                               f"target {bound:.3e} ({self.opts.track} tau={float(t['tau']):.3e}, {other} "
+                               f"tau={float(theirs[name]['tau']):.3e})")
 
     # -- helpers -------------------------------------------------------------------------
     def case_dir(self) -> Path:
@@ -693,7 +727,8 @@ class CaseBuild:
         o = self.outcome
         status = {"case_id": o.case_id, "source": str(o.path), "status": o.status, "reason": o.reason,
                   "e_base": o.e_base, "t_base": o.t_base, "cached": o.cached, "stage_seconds": o.stage_seconds,
-                  "agreement": o.agreement, "solve_seconds": o.solve_seconds,
+                  "agreement": o.agreement, "target_agreement": o.target_agreement,
+                  "solve_seconds": o.solve_seconds,
                   "process_seconds": o.process_seconds, "family": o.family,
                   "domain": o.domain, "notes": o.notes,
                   "record_key": record_key(**o.key_parts) if o.key_parts else None}

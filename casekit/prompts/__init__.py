@@ -251,8 +251,22 @@ def feedback(case_spec: dict[str, Any], library: str, verdict: dict[str, Any], p
         runtime=f"{(verdict['runtime'].get('max') or verdict['runtime']['median']):.3f}"
         if verdict.get("runtime") else "n/a",
         where=_where(verdict.get("error_profile") or {}), thresholds=ctx["thresholds"],
+        targets=_target_errors(verdict, ctx["thresholds"]), field_passed=failure.get("category") == "target_accuracy",
         ratio=f"{ratio:.2f}" if isinstance(ratio, (int, float)) else "", in_chat=in_chat,
         original="" if in_chat else _without_title(render(case_spec, library, "single", thresholds=thresholds)))
+
+
+def _target_errors(verdict: dict[str, Any], thresholds: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """Each target's relative error in the previous attempt (its worst over the runs) and whether
+    it passed -- its threshold only in the thresholds variant, as for the field."""
+    taus = {t["name"]: t["tau"] for t in (thresholds or {}).get("targets", [])}
+    out = []
+    for t in verdict.get("targets") or []:
+        error = t.get("error")
+        out.append({"name": str(t["name"]), "kind": str(t.get("kind", "")),
+                    "error": f"{error:.3e}" if isinstance(error, (int, float)) else "n/a (not scored)",
+                    "passed": bool(t.get("passed")), "tau": taus.get(t["name"], "")})
+    return out
 
 
 def _without_title(text: str) -> str:

@@ -2,7 +2,8 @@
 
 * boundary integrals: composite Gauss-Legendre along each segment's parametrisation
   (:meth:`trace`), with the exact outward normal (the right-hand normal of a loop that keeps
-  the domain on its left);
+  the domain on its left); on a box, tensor Gauss-Legendre over the tagged face with its
+  outward axis normal;
 * 2-D domain integrals: Green's theorem, ``int_D f dA = oint F n_x ds`` with
   ``F(x, y) = int_{x0}^x f(s, y) ds`` computed by Gauss-Legendre too, so curved boundaries are
   integrated exactly and the only error is that of smooth 1-D quadrature;
@@ -73,10 +74,10 @@ def _converged(compute: Callable[[int], tuple[float, float]], what: str, panels:
 
 
 def boundary_integral(domain: Domain, tag: str, f: BoundaryFn, rtol: float = RTOL) -> float:
-    """int over the boundary part ``tag`` of f(x, n) ds (2-D), to a relative ``rtol``."""
+    """int over the boundary part ``tag`` of f(x, n) ds, to a relative ``rtol``."""
     geometry = domain.geometry
     if isinstance(geometry, Box):
-        raise QuadratureError("boundary integrals are implemented for 2-D domains")
+        return _face_integral(domain, geometry, tag, f, rtol)
     pieces = [p.segment for p in geometry.pieces() if p.tag == tag]
     if not pieces:
         raise QuadratureError(f"domain {domain.name!r} has no boundary part {tag!r}")
@@ -93,6 +94,32 @@ def boundary_integral(domain: Domain, tag: str, f: BoundaryFn, rtol: float = RTO
         return total, size
 
     return _converged(compute, f"boundary integral over {tag!r}", rtol=rtol)
+
+
+def _face_integral(domain: Domain, box: Box, tag: str, f: BoundaryFn, rtol: float) -> float:
+    """int over the face ``tag`` of a box of f(x, n) dA: tensor Gauss-Legendre on the face,
+    n the face's outward axis normal."""
+    if tag not in box.tags():
+        raise QuadratureError(f"domain {domain.name!r} has no boundary part {tag!r}")
+    axis, side = box.face(tag)
+    others = [i for i in range(3) if i != axis]
+    lo, hi = np.asarray(box.lo, dtype=float), np.asarray(box.hi, dtype=float)
+    normal = np.zeros(3)
+    normal[axis] = 1.0 if side else -1.0
+    area = float(np.prod(hi[others] - lo[others]))
+
+    def compute(panels: int) -> tuple[float, float]:
+        s, w = _gauss(panels)
+        a, b = np.meshgrid(s, s, indexing="ij")
+        pts = np.empty((a.size, 3))
+        pts[:, axis] = hi[axis] if side else lo[axis]
+        for i, t in zip(others, (a.ravel(), b.ravel()), strict=True):
+            pts[:, i] = lo[i] + (hi[i] - lo[i]) * t
+        terms = area * np.outer(w, w).ravel() * f(pts, np.broadcast_to(normal, pts.shape))
+        return float(np.sum(terms)), float(np.sum(np.abs(terms)))
+
+    return _converged(compute, f"boundary integral over {tag!r}", panels=2,
+                      most=_most(lambda p: (_NODES * p) ** 2), rtol=rtol)
 
 
 def domain_integral(domain: Domain, f: PointFn, rtol: float = RTOL) -> float:

@@ -203,6 +203,33 @@ def test_accuracy_feedback_says_where_the_error_is_and_quotes_the_warnings() -> 
     assert "threshold" not in edge.split("# The original task")[0].replace("accuracy threshold", "")
 
 
+def test_accuracy_feedback_quotes_each_target_s_error_and_never_its_threshold() -> None:
+    """Issue 31: an attempt whose field passed but a target did not was told only the field's
+    error; now every target's relative error is quoted, which failed, and (thresholds variant only)
+    its threshold."""
+    from casekit.prompts.variants import StatedThresholds
+
+    path = next(p for p in CASES if "targets" in load_source_dict(p))
+    spec, _ = spec_and_hidden(path)
+    names = [e["name"] for e in spec["targets"]]
+    targets = [{"name": n, "kind": e["kind"], "error": 0.0234 * (i + 1), "tau": 0.0377, "passed": i > 0}
+               for i, (n, e) in enumerate(zip(names, spec["targets"], strict=True))]
+    v = {"attempt": 1, "stage": "F-Acc", "error": 1.5e-4, "runtime": {"median": 1.0, "max": 1.1, "runs": [1.0]},
+         "targets": targets, "failure": {"category": "target_accuracy", "message": f"target {names[0]!r} has "
+                                         "relative error 2.340e-02, above its accuracy threshold"}}
+    text = render(spec, "dolfinx", "feedback", verdict=v, previous_code="pass").split("# The original task")[0]
+    assert "the field was accurate enough, a target value was not" in text
+    assert f"`{names[0]}` ({spec['targets'][0]['kind']}): 2.340e-02, not accurate enough" in text
+    for i, n in enumerate(names[1:], start=1):
+        assert f"`{n}` ({spec['targets'][i]['kind']}): {0.0234 * (i + 1):.3e}, accurate enough" in text
+    assert "0.0377" not in text and "threshold" not in text.replace("accuracy threshold", "")
+    stated = StatedThresholds(tau_acc=1e-3, alpha_time=3.0, t_base=1.0, targets=((names[0], 0.0377),))
+    with_tau = render(spec, "dolfinx", "feedback", verdict=v, previous_code="pass", thresholds=stated)
+    assert f"`{names[0]}` ({spec['targets'][0]['kind']}): 2.340e-02 (the threshold: 0.0377), not accurate" in with_tau
+    unscored = {**v, "targets": [{**t, "error": None, "passed": False} for t in targets]}
+    assert "n/a (not scored)" in render(spec, "dolfinx", "feedback", verdict=unscored, previous_code="pass")
+
+
 @pytest.mark.parametrize("name", [pytest.param("dolfinx", marks=pytest.mark.dolfinx),
                                   pytest.param("firedrake", marks=pytest.mark.firedrake)])
 def test_the_packages_a_prompt_lists_are_in_the_environment(name: str) -> None:

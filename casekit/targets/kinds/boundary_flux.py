@@ -24,7 +24,7 @@ class BoundaryFlux(TargetKind):
     name = "boundary_flux"
     required = ("boundary",)
     doc = ("the integral over a Dirichlet boundary part of the outward normal flux c grad(u) . n of a scalar "
-           "family (c: kappa, epsilon, ...), on 2-D domains")
+           "family (c: kappa, epsilon, ...), in 2-D (along the part's curves) and 3-D (over a box's face)")
 
     def unavailable(self, family: Family, dim: int) -> list[Issue]:
         issues = []
@@ -34,8 +34,6 @@ class BoundaryFlux(TargetKind):
             ok = [n for n, f in FAMILIES.items() if f.flux_coefficient is not None]
             issues.append(Issue("kind", f"family {family.name!r} has no scalar normal flux c grad(u) . n",
                                 f"families {', '.join(ok)} (or kinds mean, point, max)"))
-        if dim != 2:
-            issues.append(Issue("kind", "boundary fluxes are computed on 2-D domains", "a 2-D domain template"))
         return issues
 
     def check(self, t: TargetSource, ctx: Context) -> list[Issue]:

@@ -33,6 +33,7 @@ from casekit.scoring.artifacts import max_solution_bytes
 from casekit.tracks.base import THREAD_ENV, TRACKS, Track, image
 from casekit.tracks.dealii import environment as _environment  # noqa: F401  (registers it)
 from casekit.tracks.dealii import solvers as solver
+from casekit.tracks.dealii.solvers.targets import ENTRIES
 
 #: the mesh every run gets, as cells across the domain's diameter
 AGENT_MESH_CELLS = 16
@@ -214,6 +215,8 @@ TRACKS.register("dealii", DealiiTrack(
     title="deal.II 9.4",
     scaffold="scaffold.cpp.j2",
     families=solver.families(),
+    # the kinds the program computes (targets.cc), as settings.json can describe them (targets.py)
+    target_kinds=tuple(ENTRIES.names()),
     packages=(("UMFPACK", "deal.II 9.4 (Debian) with UMFPACK, LAPACK, muParser"), ("PETSC", "its PETSc wrappers"),
               ("TRILINOS", "its Trilinos wrappers"), ("GMSH", "gmsh mesh reading"), ("BOOST", "Boost (property trees "
               "for JSON)"), ("CXX17", "C++17")),

@@ -50,6 +50,8 @@ TRACKS.register("numpy", NumpyTrack(
                  ("skfem", "scikit-fem"), ("gmsh", "gmsh")),
     preload=("numpy", "scipy.sparse.linalg", "scipy.interpolate"),
     solver_module="casekit.tracks.numpy.solvers",
+    # the kinds solvers/targets.py registers (a test reads that registry in the environment)
+    target_kinds=("boundary_flux", "max", "mean", "point"),
     scaffold="scaffold.py.j2",
     # the second-order rows (degree 1) of the shared matrix; the unit cube's are the track's own tests
     convergence_rows=("poisson-unit_square-dirichlet", "heat-unit_square-mixed", "burgers-unit_square-mixed",

@@ -8,7 +8,8 @@ and the mesh of the case's domain from the domain registry
 solves on exactly the geometry and tags every other track uses.
 
 Families are registered in :data:`FORMS`: each maps a case_spec to the program's ``solver`` and
-its coefficients (one module-level function per family, no if-chains).
+its coefficients (one module-level function per family, no if-chains).  Target values: the
+program computes them (``targets.cc``) from settings.json entries written by ``targets.py``.
 """
 
 from __future__ import annotations
@@ -32,9 +33,11 @@ from casekit.expr import T, as_expr, exact, param_symbol, to_muparser
 from casekit.families.base import DATA_BC_KINDS
 from casekit.registry import Registry
 from casekit.solvers.settings import SolveSettings
+from casekit.tracks.dealii.solvers.targets import settings as target_settings
 
 SOURCE_DIR = Path(__file__).resolve().parent
-SOURCES = ("CMakeLists.txt", "common.h", "common.cc", "main.cc", "scalar.cc", "elasticity.cc", "flow.cc")
+SOURCES = ("CMakeLists.txt", "common.h", "common.cc", "targets.cc", "main.cc", "scalar.cc", "elasticity.cc",
+           "flow.cc")
 PROGRAM = "casekit_dealii"
 #: the mesh file name a run finds in its working directory
 MESH = "mesh.msh"
@@ -96,7 +99,7 @@ def single_source(settings: dict[str, Any], mesh: str) -> str:
         "#define CASEKIT_EMBEDDED_SETTINGS casekit_settings",
         "#define CASEKIT_EMBEDDED_MESH casekit_mesh",
     ]
-    for name in ("common.h", "common.cc", "scalar.cc", "elasticity.cc", "flow.cc", "main.cc"):
+    for name in ("common.h", "common.cc", "targets.cc", "scalar.cc", "elasticity.cc", "flow.cc", "main.cc"):
         text = (SOURCE_DIR / name).read_text()
         text = text.replace("#pragma once\n", "").replace('#include "common.h"\n', "")
         parts.append(f"// ---- {name}\n{text}")
@@ -213,7 +216,8 @@ def settings_json(case_spec: dict[str, Any], settings: dict[str, Any], mesh: str
     out: dict[str, Any] = {**form, "mesh": mesh, "degree": st.degree, "simplex": st.cell == "simplex",
                            "geometry_order": st.geometry, "charts": charts(case_spec),
                            "transient": time is not None, "scheme": st.scheme, "newton_rtol": st.newton_rtol,
-                           "newton_max": st.max_newton_iterations, "bc": bc, "periodic": periodic}
+                           "newton_max": st.max_newton_iterations, "bc": bc, "periodic": periodic,
+                           **target_settings(case_spec)}
     if time is not None:
         out["steps"] = st.steps(float(time["t0"]), float(time["t_end"]))[0]
         out["ic"] = mu(case_spec["ic"]["u"])

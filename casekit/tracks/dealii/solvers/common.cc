@@ -426,6 +426,106 @@ namespace casekit
   }
 
   template <int dim>
+  Sampler<dim>::Sampler(const Mapping<dim> &mapping, const DoFHandler<dim> &dofh, const Vector<double> &solution)
+    : mapping(mapping)
+    , dofh(dofh)
+    , solution(solution)
+    , simplex(dofh.get_fe().reference_cell().is_simplex())
+  {
+    if (simplex)
+      locator = std::make_unique<MappingFE<dim>>(FE_SimplexP<dim>(1));
+    else
+      locator = std::make_unique<MappingQ<dim>>(1);
+    cache = std::make_unique<GridTools::Cache<dim>>(dofh.get_triangulation(), *locator);
+  }
+
+  template <int dim>
+  Vector<double> Sampler<dim>::operator()(const Point<dim> &p, bool *located) const
+  {
+    // locate cells with the straight-sided mapping (fast), then map into the located cell with
+    // the case's own (possibly curved) mapping
+    const auto &boxes = cache->get_cell_bounding_boxes_rtree();
+    std::vector<std::pair<BoundingBox<dim>, typename Triangulation<dim>::active_cell_iterator>> hits;
+    typename Triangulation<dim>::active_cell_iterator cell = dofh.get_triangulation().end();
+    Point<dim> ref;
+    // the cells whose bounding boxes hold the point (an R-tree query), checked one by one
+    // with the straight-sided mapping; deal.II's own search sweeps every cell of the mesh
+    // for a point outside it (a minute per solve on a star whose grid is half outside)
+    boxes.query(boost::geometry::index::intersects(p), std::back_inserter(hits));
+    for (const auto &hit : hits)
+      {
+        try
+          {
+            Point<dim> r = locator->transform_real_to_unit_cell(hit.second, p);
+            if (outside_reference_cell(r, simplex) > 1e-10)
+              continue;
+            if (&mapping != locator.get())
+              r = inverse_map(mapping, hit.second, p, r);
+            if (outside_reference_cell(r, simplex) > 1e-10)
+              continue;
+            cell = hit.second;
+            ref = r;
+            break;
+          }
+        catch (...)
+          {
+          }
+      }
+    if (located != nullptr)
+      *located = cell != dofh.get_triangulation().end();
+    if (cell == dofh.get_triangulation().end())
+      {
+        // not located (outside the straight-sided mesh between a chord and its curve, or
+        // outside the domain): of the cells around the nearest vertex and their
+        // neighbours, take the one whose (possibly curved) mapping puts the point nearest
+        // to its reference cell and extend it there; points outside the domain are masked
+        // by the evaluator.  The nearest vertex and the cells around a vertex come from
+        // the cache (an R-tree and a vertex-to-cell map), not from sweeps over the mesh
+        const auto &to_cells = cache->get_vertex_to_cell_map();
+        std::vector<std::pair<Point<dim>, unsigned int>> nearest;
+        cache->get_used_vertices_rtree().query(boost::geometry::index::nearest(p, 1), std::back_inserter(nearest));
+        AssertThrow(!nearest.empty(), ExcMessage("a mesh without vertices"));
+        std::set<typename Triangulation<dim>::active_cell_iterator> candidates;
+        for (const auto &c : to_cells[nearest[0].second])
+          for (const auto w : c->vertex_indices())
+            for (const auto &n : to_cells[c->vertex_index(w)])
+              candidates.insert(n);
+        AssertThrow(!candidates.empty(), ExcMessage("a mesh vertex without cells"));
+        cell = *candidates.begin();
+        for (unsigned int d = 0; d < dim; ++d)
+          ref[d] = simplex ? 1.0 / (dim + 1) : 0.5;
+        double best = std::numeric_limits<double>::infinity();
+        for (const auto &candidate : candidates)
+          {
+            try
+              {
+                Point<dim> r = locator->transform_real_to_unit_cell(candidate, p);
+                if (&mapping != locator.get())
+                  r = inverse_map(mapping, candidate, p, r);
+                const double away = outside_reference_cell(r, simplex);
+                if (away < best)
+                  {
+                    best = away;
+                    cell = candidate;
+                    ref = r;
+                  }
+              }
+            catch (...)
+              {
+              }
+          }
+      }
+    const auto &fe = dofh.get_fe();
+    Quadrature<dim> q(std::vector<Point<dim>>{ref});
+    FEValues<dim> fv(mapping, fe, q, update_values);
+    fv.reinit(typename DoFHandler<dim>::active_cell_iterator(&dofh.get_triangulation(), cell->level(), cell->index(),
+                                                              &dofh));
+    std::vector<Vector<double>> values(1, Vector<double>(fe.n_components()));
+    fv.get_function_values(solution, values);
+    return values[0];
+  }
+
+  template <int dim>
   void write_output(const Inputs &in, const Mapping<dim> &mapping, const DoFHandler<dim> &dofh,
                     const Vector<double> &solution, unsigned int first_component, unsigned int n_components,
                     double wall_seconds, const std::map<std::string, double> &info)
@@ -443,18 +543,7 @@ namespace casekit
     const unsigned int n_out = components ? n_components : 1;
     std::vector<std::vector<double>> out(n_out, std::vector<double>(std::size_t(nx) * ny * nz));
 
-    // locate cells with the straight-sided mapping (fast), then map into the located cell with
-    // the case's own (possibly curved) mapping
-    const bool            simplex = dofh.get_fe().reference_cell().is_simplex();
-    std::unique_ptr<Mapping<dim>> locator;
-    if (simplex)
-      locator = std::make_unique<MappingFE<dim>>(FE_SimplexP<dim>(1));
-    else
-      locator = std::make_unique<MappingQ<dim>>(1);
-    GridTools::Cache<dim> cache(dofh.get_triangulation(), *locator);
-    const auto &boxes = cache.get_cell_bounding_boxes_rtree();
-    std::vector<std::pair<BoundingBox<dim>, typename Triangulation<dim>::active_cell_iterator>> hits;
-    const auto &fe = dofh.get_fe();
+    const Sampler<dim> sample(mapping, dofh, solution);
     std::size_t idx = 0;
     for (unsigned int kz = 0; kz < nz; ++kz)
       for (unsigned int j = 0; j < ny; ++j)
@@ -465,96 +554,23 @@ namespace casekit
             p[1] = axis(1, ny, j);
             if (dim == 3)
               p[2] = axis(2, nz, kz);
-            typename Triangulation<dim>::active_cell_iterator cell = dofh.get_triangulation().end();
-            Point<dim> ref;
-            // the cells whose bounding boxes hold the point (an R-tree query), checked one by one
-            // with the straight-sided mapping; deal.II's own search sweeps every cell of the mesh
-            // for a point outside it (a minute per solve on a star whose grid is half outside)
-            hits.clear();
-            boxes.query(boost::geometry::index::intersects(p), std::back_inserter(hits));
-            for (const auto &hit : hits)
-              {
-                try
-                  {
-                    Point<dim> r = locator->transform_real_to_unit_cell(hit.second, p);
-                    if (outside_reference_cell(r, simplex) > 1e-10)
-                      continue;
-                    if (&mapping != locator.get())
-                      r = inverse_map(mapping, hit.second, p, r);
-                    if (outside_reference_cell(r, simplex) > 1e-10)
-                      continue;
-                    cell = hit.second;
-                    ref = r;
-                    break;
-                  }
-                catch (...)
-                  {
-                  }
-              }
-            if (cell == dofh.get_triangulation().end())
-              {
-                // not located (outside the straight-sided mesh between a chord and its curve, or
-                // outside the domain): of the cells around the nearest vertex and their
-                // neighbours, take the one whose (possibly curved) mapping puts the point nearest
-                // to its reference cell and extend it there; points outside the domain are masked
-                // by the evaluator.  The nearest vertex and the cells around a vertex come from
-                // the cache (an R-tree and a vertex-to-cell map), not from sweeps over the mesh
-                const auto &to_cells = cache.get_vertex_to_cell_map();
-                std::vector<std::pair<Point<dim>, unsigned int>> nearest;
-                cache.get_used_vertices_rtree().query(boost::geometry::index::nearest(p, 1),
-                                                      std::back_inserter(nearest));
-                AssertThrow(!nearest.empty(), ExcMessage("a mesh without vertices"));
-                std::set<typename Triangulation<dim>::active_cell_iterator> candidates;
-                for (const auto &c : to_cells[nearest[0].second])
-                  for (const auto w : c->vertex_indices())
-                    for (const auto &n : to_cells[c->vertex_index(w)])
-                      candidates.insert(n);
-                AssertThrow(!candidates.empty(), ExcMessage("a mesh vertex without cells"));
-                cell = *candidates.begin();
-                for (unsigned int d = 0; d < dim; ++d)
-                  ref[d] = simplex ? 1.0 / (dim + 1) : 0.5;
-                double best = std::numeric_limits<double>::infinity();
-                for (const auto &candidate : candidates)
-                  {
-                    try
-                      {
-                        Point<dim> r = locator->transform_real_to_unit_cell(candidate, p);
-                        if (&mapping != locator.get())
-                          r = inverse_map(mapping, candidate, p, r);
-                        const double away = outside_reference_cell(r, simplex);
-                        if (away < best)
-                          {
-                            best = away;
-                            cell = candidate;
-                            ref = r;
-                          }
-                      }
-                    catch (...)
-                      {
-                      }
-                  }
-              }
-            Quadrature<dim> q(std::vector<Point<dim>>{ref});
-            FEValues<dim> fv(mapping, fe, q, update_values);
-            fv.reinit(typename DoFHandler<dim>::active_cell_iterator(&dofh.get_triangulation(), cell->level(),
-                                                                      cell->index(), &dofh));
-            Vector<double> value(fe.n_components());
-            std::vector<Vector<double>> values(1, value);
-            fv.get_function_values(solution, values);
+            const Vector<double> value = sample(p);
             if (components)
               for (unsigned int c = 0; c < n_components; ++c)
-                out[c][idx] = values[0][first_component + c];
+                out[c][idx] = value[first_component + c];
             else
               {
                 double s = 0;
                 for (unsigned int c = 0; c < n_components; ++c)
-                  s += values[0][first_component + c] * values[0][first_component + c];
-                out[0][idx] = n_components == 1 ? values[0][first_component] : std::sqrt(s);
+                  s += value[first_component + c] * value[first_component + c];
+                out[0][idx] = n_components == 1 ? value[first_component] : std::sqrt(s);
               }
           }
     std::ofstream bin("solution_grid.bin", std::ios::binary);
     for (const auto &column : out)
       bin.write(reinterpret_cast<const char *>(column.data()), column.size() * sizeof(double));
+    if (in.settings.get_child_optional("targets").has_value())
+      write_targets<dim>(in, mapping, dofh, solution, first_component, n_components, sample, out);
     // meta.json by hand: property_tree would write every number as a string
     auto number = [](double v) {
       std::ostringstream os;
@@ -576,6 +592,8 @@ namespace casekit
     meta << "}}\n";
   }
 
+  template class Sampler<2>;
+  template class Sampler<3>;
   template class EllipseChart<2>;
   template class EllipseChart<3>;
   template struct Discretization<2>;

@@ -1,8 +1,9 @@
 // Shared pieces of casekit's deal.II programs: inputs (case_spec.json, the agent view, and
 // settings.json, the private settings with expressions pre-printed for muParser), the mesh of the
 // case's domain (written by casekit from its domain registry, ASCII gmsh), finite elements on
-// simplices or hypercubes, parsed functions, Dirichlet/periodic constraints and the output on the
-// evaluation grid (solution_grid.bin, row-major float64, plus meta.json).
+// simplices or hypercubes, parsed functions, Dirichlet/periodic constraints, values at points and
+// the output on the evaluation grid (solution_grid.bin, row-major float64, plus meta.json and, for a
+// case with target values, targets.json: targets.cc).
 #pragma once
 
 #include <deal.II/base/function_parser.h>
@@ -13,6 +14,7 @@
 #include <deal.II/fe/fe_system.h>
 #include <deal.II/fe/mapping_fe.h>
 #include <deal.II/fe/mapping_q.h>
+#include <deal.II/grid/grid_tools_cache.h>
 #include <deal.II/grid/manifold.h>
 #include <deal.II/grid/tria.h>
 #include <deal.II/lac/affine_constraints.h>
@@ -116,12 +118,44 @@ namespace casekit
                         AffineConstraints<double> &constraints, double time, const ComponentMask &mask,
                         const std::string &key, bool homogeneous);
 
-  /// Write the case's output field on the evaluation grid and meta.json.
+  /// Values of a finite element field at arbitrary points, robust at curved boundaries: the cell
+  /// holding a point is located with the straight-sided mapping (an R-tree of cell bounding boxes)
+  /// and the point mapped into it with the case's own (possibly curved) mapping; a point outside
+  /// the mesh (between a chord and its curve, or outside the domain) takes the polynomial of the
+  /// nearest cell extended to it.
+  template <int dim>
+  class Sampler
+  {
+  public:
+    Sampler(const Mapping<dim> &mapping, const DoFHandler<dim> &dofh, const Vector<double> &solution);
+    /// every component of the field at p; `located` (if given) says whether a cell holds p
+    Vector<double> operator()(const Point<dim> &p, bool *located = nullptr) const;
+
+  private:
+    const Mapping<dim> &                mapping;
+    const DoFHandler<dim> &             dofh;
+    const Vector<double> &              solution;
+    const bool                          simplex;
+    std::unique_ptr<Mapping<dim>>       locator;
+    std::unique_ptr<GridTools::Cache<dim>> cache;
+  };
+
+  /// Write the case's output field on the evaluation grid and meta.json (and targets.json when
+  /// the case asks for target values: write_targets).
   /// `unknown` selects the components of `solution` that form the output's unknown.
   template <int dim>
   void write_output(const Inputs &in, const Mapping<dim> &mapping, const DoFHandler<dim> &dofh,
                     const Vector<double> &solution, unsigned int first_component, unsigned int n_components,
                     double wall_seconds, const std::map<std::string, double> &info);
+
+  /// The case's target values (settings.json "targets", one entry per case_spec target) from the
+  /// solution, written to targets.json ({name: value}, as casekit.solvers.targets.write does):
+  /// `grid` holds the output arrays on the evaluation grid (row-major, x fastest), of which the
+  /// points settings.json "grid_inside" marks '1' are inside the exact domain.
+  template <int dim>
+  void write_targets(const Inputs &in, const Mapping<dim> &mapping, const DoFHandler<dim> &dofh,
+                     const Vector<double> &solution, unsigned int first_component, unsigned int n_components,
+                     const Sampler<dim> &sample, const std::vector<std::vector<double>> &grid);
 
   double now();
 } // namespace casekit

@@ -5,7 +5,8 @@
 builds the family's weak form in UFL from the case_spec's expressions (casekit's one parser,
 then :func:`casekit.solvers.ufl_expr.to_ufl`), solves with PETSc (Newton with a direct LU
 solve: one iteration for linear problems), samples the unknown on the evaluation grid and writes
-``solution.npz`` and ``meta.json`` -- the contract of an agent's submission.  Imports only
+``solution.npz`` and ``meta.json`` (and ``targets.json`` when the case asks for target values:
+``targets``) -- the contract of an agent's submission.  Imports only
 casekit's light modules (expressions, settings, grid): the environment needs no meshing stack.
 
 The straight-sided mesh limits curved domains to second order in the geometry.
@@ -64,6 +65,13 @@ def write_outputs(p: Any, u: Any, seconds: float, info: dict[str, Any]) -> None:
     else:
         v = values if values.ndim == 1 else np.linalg.norm(values, axis=1)
         arrays["u"] = v.reshape(grid.shape)
+    if spec.get("targets"):
+        from casekit.solvers.artifacts import OutputGrid
+        from casekit.solvers.targets import write
+        from casekit.tracks.firedrake.solvers.targets import compute
+
+        inside = OutputGrid(spec)
+        write(compute(p, u, inside.points[inside.inside]))
     np.savez("solution.npz", **axes, **arrays)
     with open("meta.json", "w", encoding="utf-8") as fh:
         json.dump({"wall_time_sec": seconds, "status": "ok",

@@ -3,8 +3,9 @@
 ``solve(case_spec, settings)`` meshes the case's domain with netgen from the domain registry's
 geometry (curved cells on the exact curves), runs the solver of the family's *kind of form*
 (``casekit.solvers.forms``: one module per kind under ``families/``), samples the result on the
-evaluation grid with the exact-domain mask and writes ``solution.npz`` and ``meta.json`` -- the
-contract of an agent's submission.
+evaluation grid with the exact-domain mask and writes ``solution.npz`` and ``meta.json`` (and
+``targets.json`` when the case asks for target values: ``targets``) -- the contract of an agent's
+submission.
 """
 
 from __future__ import annotations
@@ -52,4 +53,9 @@ def solve(case_spec: dict[str, Any], settings: dict[str, Any]) -> None:
     grid = OutputGrid(case_spec)
     values = p.sample(u, grid.points[grid.inside])
     info = {"degree": p.settings.degree, "resolution": p.settings.cells_across, "cells": p.mesh.ne, **info}
+    if case_spec.get("targets"):
+        from casekit.solvers.targets import write
+        from casekit.tracks.ngsolve.solvers.targets import compute
+
+        write(compute(p, u, grid.points[grid.inside]))
     grid.write(grid.assemble(values), time.perf_counter() - start, info)

@@ -6,7 +6,8 @@ calibration's ``solver.py``).
 of the degree-``degree`` Lagrange space on a ``cells_across`` mesh), runs the solver of the
 family's *kind of form* (``casekit.solvers.forms``: one module per kind under ``families/``),
 interpolates the node values onto the evaluation grid (cubic splines) and writes
-``solution.npz`` and ``meta.json`` -- the contract of an agent's submission.  Every scheme is
+``solution.npz`` and ``meta.json`` (and ``targets.json`` when the case asks for target values:
+``targets``) -- the contract of an agent's submission.  Every scheme is
 second order in space and time (Crank-Nicolson or BDF2; Newmark's average acceleration for the
 wave equation); nonlinear terms take Newton steps, each a sparse direct solve (a Krylov solve on
 large 3-D grids: ``linalg``).
@@ -53,4 +54,9 @@ def solve(case_spec: dict[str, Any], settings: dict[str, Any]) -> None:
     values = (np.column_stack([box.sample(u[:, i], pts) for i in range(u.shape[1])]) if u.ndim == 2
               else box.sample(u, pts))
     info = {"grid": list(box.counts), "unknowns": int(box.free.sum()) * (u.shape[1] if u.ndim == 2 else 1), **info}
+    if case_spec.get("targets"):
+        from casekit.solvers.targets import write
+        from casekit.tracks.numpy.solvers.targets import compute
+
+        write(compute(box, u, pts))
     grid.write(grid.assemble(values), time.perf_counter() - start, info)
