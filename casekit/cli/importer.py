@@ -250,12 +250,8 @@ def _replace(item: tuple[dict[str, Any], str, dict[int, str]]) -> tuple[dict[str
 
 def _replace_all(items: list[tuple[dict[str, Any], str, dict[int, str]]], jobs: int
                  ) -> list[tuple[dict[str, Any] | None, int, list[str]]]:
-    if jobs <= 1 or len(items) < 2:
-        return [_replace(i) for i in items]
-    from concurrent.futures import ProcessPoolExecutor
-
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        return list(pool.map(_replace, items, chunksize=2))
+    return _each(_replace, items, jobs, "drew a sibling of", lambda item, drawn: item[1] + (
+        f": draw {drawn[1]}" if drawn[0] is not None else f": none of {drawn[1]} draws validates"))
 
 
 def _findings(src: dict[str, Any]) -> list[str]:
@@ -265,13 +261,27 @@ def _findings(src: dict[str, Any]) -> list[str]:
 
 
 def _validate_all(sources: list[dict[str, Any]], jobs: int) -> list[list[str]]:
-    """The validator's findings of every repaired source (in ``jobs`` processes)."""
-    if jobs <= 1 or len(sources) < 2:
-        return [_findings(s) for s in sources]
+    """The validator's findings of every repaired source (in ``jobs`` processes), with a progress
+    line on stderr per source (validation takes seconds to minutes a source)."""
+    return _each(_findings, sources, jobs, "validated", lambda src, found: src["id"] + (
+        f": {len(found)} finding(s)" if found else ": clean"))
+
+
+def _each(fn: Any, items: list[Any], jobs: int, verb: str, describe: Any) -> list[Any]:
+    """``fn`` over ``items`` in order (in ``jobs`` processes), saying on stderr ``[k/n] verb ...``
+    as each finishes: an import of fifty records runs for an hour, and it must show it is alive."""
+    from casekit.cli.output import console_err
+
+    def done(k: int, item: Any, result: Any) -> Any:
+        console_err.print(f"[{k}/{len(items)}] {verb} {describe(item, result)}", markup=False, highlight=False)
+        return result
+
+    if jobs <= 1 or len(items) < 2:
+        return [done(k, item, fn(item)) for k, item in enumerate(items, 1)]
     from concurrent.futures import ProcessPoolExecutor
 
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        return list(pool.map(_findings, sources, chunksize=4))
+        return [done(k, item, r) for k, (item, r) in enumerate(zip(items, pool.map(fn, items), strict=True), 1)]
 
 
 def _summary(file: Path, out: Path, n: int, failed: int, notes: Counter[str], shown: Output) -> None:

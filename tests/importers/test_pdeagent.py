@@ -306,7 +306,7 @@ def test_a_record_a_build_found_answerable_is_replaced_by_a_sibling(shared_data:
                                  "--replace", str(listed)])
     assert result.exit_code == 0, result.output
     (path,) = out.rglob("*.yaml")
-    from casekit.authoring.sibling import drawn
+    from casekit.authoring.sibling import ADAPTED_ATTEMPTS, LATE, drawn
     from casekit.model.source import load_source_dict
 
     data = load_source_dict(path)
@@ -323,13 +323,17 @@ def test_a_record_a_build_found_answerable_is_replaced_by_a_sibling(shared_data:
     result = runner.invoke(app, ["import", "pdeagent-bench", str(subset), "--out", str(again), "--repair", "--jobs",
                                  "1", "--replace", str(listed)])
     assert result.exit_code == 0, result.output
-    # the skipped draw is never released again; here no other draw is: the record calibrates BDF2 in 6
-    # steps, so every draw at the rejected draw's rates is skipped as too fast for it, and the paced
-    # draws' slow modes are answered by the time-Taylor expansion from t0 (leak.taylor)
-    assert not list(again.rglob("*.yaml"))
+    # the skipped draw is never released again: the record calibrates BDF2 in 6 steps, so every draw
+    # at the rejected draw's rates is skipped as too fast for it, and the paced draws' slow modes are
+    # answered by the time-Taylor expansion from t0 (leak.taylor); a stepped draw -- its modes turning
+    # over the window, the calibration's step divided instead -- is the sibling
+    (path,) = again.rglob("*.yaml")
+    data = load_source_dict(path)
+    assert drawn(data) not in (None, draw) and "stepped" in LATE[drawn(data) - ADAPTED_ATTEMPTS]
+    assert data["calibration"]["dt"] < data["pde"]["time"]["dt"] == original["pde"]["time"]["dt"]
     report = json.loads((again / "import-report.json").read_text())
-    (note,) = [n["text"] for e in report for n in e["notes"] if n["class"] == "not_kept"]
-    assert f"draw {draw}: a build rejected it" in note and "time-Taylor" in note
+    (note,) = [n["text"] for e in report for n in e["notes"] if n["class"] == "replaced"]
+    assert f"draw {drawn(data)}" in note
     listed.write_text(json.dumps([rid]))
     result = runner.invoke(app, ["import", "pdeagent-bench", str(subset), "--out", str(tmp_path / "o2"), "--repair",
                                  "--replace", str(listed)])
