@@ -51,3 +51,18 @@ def test_the_code_digest_covers_the_data_directories(tmp_path: Path, monkeypatch
         assert derivation_cache.code_digest() != before
     finally:
         derivation_cache.code_digest.cache_clear()
+
+
+def test_the_code_digest_leaves_out_only_the_sandbox_runtime_of_the_tracks() -> None:
+    """A track's solver package runs in the sandbox, keyed by the track's code hash: editing it
+    must not make every source derive again -- except a module casekit itself imports."""
+    from casekit.tracks import TRACKS
+
+    skipped = derivation_cache.sandbox_only()
+    for name, track in TRACKS.items():
+        solvers = track.directory() / "solvers"
+        assert (solvers / "__init__.py").resolve() in skipped or name == "dealii", name
+        assert (track.directory() / "__init__.py").resolve() not in skipped  # the registration is digested
+    dealii = TRACKS.get("dealii").directory() / "solvers" / "targets.py"
+    assert dealii.resolve() not in skipped  # imported by the deal.II track's registration
+    assert not any("derive" in p.name or "validate" in p.parts for p in skipped)
