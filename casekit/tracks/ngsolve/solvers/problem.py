@@ -8,10 +8,10 @@ from typing import Any
 
 import ngsolve as ng
 import numpy as np
-import sympy as sp
 
-from casekit.expr import T, X, Y, Z, as_expr, exact
+from casekit.expr.syntax import as_tree
 from casekit.solvers.settings import SolveSettings
+from casekit.tracks.ngsolve.solvers.coefficients import to_cfs
 from casekit.tracks.ngsolve.solvers.geometry import mesh as make_mesh
 
 #: the direct solver of a linear system, by the call site's declaration ``spd`` that its operator
@@ -24,35 +24,6 @@ from casekit.tracks.ngsolve.solvers.geometry import mesh as make_mesh
 #: what lets a large case stay under the memory limit.  A wrong declaration cannot pass unseen:
 #: Cholesky of a nonsymmetric matrix solves another system, and the residual check rejects it.
 DIRECT = {True: ("sparsecholesky", "sparse Cholesky"), False: ("umfpack", "UMFPACK")}
-
-#: sympy -> NGSolve coefficient functions (min/max/abs/sign through IfPos)
-_FUNCTIONS: dict[str, Any] = {
-    "sin": ng.sin, "cos": ng.cos, "tan": ng.tan, "asin": ng.asin, "acos": ng.acos, "atan": ng.atan,
-    "atan2": ng.atan2, "exp": ng.exp, "log": ng.log, "sqrt": ng.sqrt,
-    "sinh": lambda a: (ng.exp(a) - ng.exp(-a)) / 2, "cosh": lambda a: (ng.exp(a) + ng.exp(-a)) / 2,
-    "tanh": lambda a: 1 - 2 / (ng.exp(2 * a) + 1),
-    "Abs": lambda a: ng.IfPos(a, a, -a), "sign": lambda a: ng.IfPos(a, 1, ng.IfPos(-a, -1, 0)),
-    "Min": lambda *a: _fold(a, lambda p, q: ng.IfPos(p - q, q, p)),
-    "Max": lambda *a: _fold(a, lambda p, q: ng.IfPos(p - q, p, q)),
-    "pi": math.pi, "E": math.e,
-}
-
-
-def _fold(args: tuple[Any, ...], op: Any) -> Any:
-    out = args[0]
-    for a in args[1:]:
-        out = op(out, a)
-    return out
-
-
-def to_cf(expr: sp.Expr, t: Any, symbols: dict[str, Any] | None = None) -> Any:
-    """A sympy expression of x, y, z, t (and named symbols) as an NGSolve CoefficientFunction."""
-    names = list(symbols or {})
-    args = (X, Y, Z, T, *(sp.Symbol(n, real=True) for n in names))
-    fn = sp.lambdify(args, sp.sympify(expr), modules=[_FUNCTIONS, "math"])
-    out = fn(ng.x, ng.y, ng.z, t, *(symbols or {}).values())
-    return out if isinstance(out, ng.CoefficientFunction) else ng.CoefficientFunction(float(out))
-
 
 class Problem:
     def __init__(self, case_spec: dict[str, Any], settings: dict[str, Any]) -> None:
@@ -68,41 +39,40 @@ class Problem:
         self.n = ng.specialcf.normal(self.dim)
         self.h = ng.specialcf.mesh_size
         self.variables = ("x", "y", "z")[: self.dim] + (("t",) if self.transient else ())
-        #: built coefficient functions by (value, time parameter): turning an expression into a
-        #: CoefficientFunction (parse, exact, lambdify) costs far more than a solve step, and one
-        #: built on a time Parameter follows it, so a time loop builds each once
-        self._cfs: dict[tuple[str, int], tuple[Any, Any]] = {}
+        #: built coefficient functions by (value, time parameter, d/dt): building one costs more
+        #: than a solve step, and one built on a time Parameter follows it, so a time loop builds
+        #: each once; each is compiled (every distinct node evaluated once per point)
+        self._cfs: dict[tuple[str, int, bool], tuple[Any, Any]] = {}
         #: per (space, Dirichlet data, time parameter): piecewise boundary CF, work GridFunction, fixed dofs
-        self._dirichlet: dict[tuple[int, str, int], tuple[Any, Any, Any, np.ndarray]] = {}
+        self._dirichlet: dict[tuple[int, str, int, bool], tuple[Any, Any, Any, np.ndarray]] = {}
         #: per residual form of a linear problem whose operator does not change: (form, inverse)
         self._inverses: dict[int, tuple[Any, Any]] = {}
 
     # -- coefficients ------------------------------------------------------------------------
-    def cf(self, value: Any, symbols: dict[str, Any] | None = None, t: Any = None) -> Any:
-        """A case_spec value (number, expression, or component list) as a CoefficientFunction."""
+    def cf(self, value: Any, symbols: dict[str, Any] | None = None, t: Any = None, rate: bool = False) -> Any:
+        """A case_spec value (number, expression, or component list) as a CoefficientFunction;
+        ``rate``: its derivative in time (exact: NGSolve differentiates the function in ``t``)."""
         t = self.t if t is None else t
         if symbols:  # built on trial functions or states: not shared
             return self._build_cf(value, symbols, t)
-        key = (repr(value), id(t))
+        key = (repr(value), id(t), rate)
         if key not in self._cfs:
-            self._cfs[key] = (self._build_cf(value, None, t), t)  # t kept alive: its id stays unique
+            raw = self._build_cf(value, None, t)
+            self._cfs[key] = ((raw.Diff(t) if rate else raw).Compile(), t)  # t kept alive: its id stays unique
         return self._cfs[key][0]
 
     def _build_cf(self, value: Any, symbols: dict[str, Any] | None, t: Any) -> Any:
         params = tuple(symbols or ())
         parts = value if isinstance(value, list) else [value]
-        cfs = [to_cf(exact(as_expr(v, variables=self.variables, params=params)), t, symbols) for v in parts]
+        trees = [as_tree(v, variables=self.variables, params=params) for v in parts]
+        cfs = [c if isinstance(c, ng.CoefficientFunction) else ng.CoefficientFunction(c)
+               for c in to_cfs(trees, (ng.x, ng.y, ng.z), t, symbols)]
         return ng.CoefficientFunction(tuple(cfs)) if isinstance(value, list) else cfs[0]
 
     def depends_on_time(self, *values: Any) -> bool:
         """Whether any of the case_spec values (numbers, expressions, component lists) varies in time."""
-        from casekit.expr import T
-
-        for value in values:
-            for v in value if isinstance(value, list) else [value]:
-                if T in getattr(exact(as_expr(v, variables=self.variables, params=("u",))), "free_symbols", set()):
-                    return True
-        return False
+        return any("t" in as_tree(v, variables=self.variables, params=("u",)).names()
+                   for value in values for v in (value if isinstance(value, list) else [value]))
 
     def param(self, name: str, symbols: dict[str, Any] | None = None, t: Any = None) -> Any:
         return self.cf(self.spec["pde"]["params"][name], symbols, t)
@@ -140,19 +110,20 @@ class Problem:
                 data = term if data is None else data + term
         return on_u, data
 
-    def set_dirichlet(self, gfu: Any, key: str = "value", t: Any = None, values: dict[str, Any] | None = None) -> None:
-        """Dirichlet data of every part (``values``: tag -> value, default the entries' ``key``)
-        into the Dirichlet dofs of ``gfu``; its other dofs are kept (``Set`` alone would zero them)."""
+    def set_dirichlet(self, gfu: Any, key: str = "value", t: Any = None, rate: bool = False) -> None:
+        """Dirichlet data of every part (the entries' ``key``; ``rate``: its time derivative) into
+        the Dirichlet dofs of ``gfu``; its other dofs are kept (``Set`` alone would zero them)."""
         entries = self.entries("dirichlet")
         if not entries:
             return
-        data = values or {e["tag"]: e[key] for e in entries}
+        data = {e["tag"]: e[key] for e in entries}
         t = self.t if t is None else t
-        cache_key = (id(gfu.space), repr(data), id(t))
+        cache_key = (id(gfu.space), repr(data), id(t), rate)
         if cache_key not in self._dirichlet:  # built once; the boundary CF follows the time parameter
             width = int(gfu.dim)
             zero = ng.CF(tuple([0.0] * width)) if width > 1 else ng.CF(0.0)
-            piecewise = self.mesh.BoundaryCF({tag: self.cf(v, t=t) for tag, v in data.items()}, default=zero)
+            piecewise = self.mesh.BoundaryCF({tag: self.cf(v, t=t, rate=rate) for tag, v in data.items()},
+                                             default=zero)
             fixed = ~np.array(list(gfu.space.FreeDofs()), dtype=bool)
             self._dirichlet[cache_key] = (piecewise, ng.GridFunction(gfu.space), (gfu.space, t), fixed)
         piecewise, tmp, _, fixed = self._dirichlet[cache_key]

@@ -7,9 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import ngsolve as ng
-import sympy as sp
 
-from casekit.expr import T, as_expr, exact, to_text
 from casekit.solvers.forms import Wave, form_of
 from casekit.tracks.ngsolve.solvers import for_forms
 from casekit.tracks.ngsolve.solvers.problem import Problem
@@ -40,14 +38,12 @@ def wave(p: Problem) -> tuple[Any, dict[str, Any]]:
     a, state = ng.BilinearForm(operator), ng.LinearForm(known)
     source = p.step_data(ng.LinearForm(data))  # at t0
     d = gfx.vec.CreateVector()
-    rates = {e["tag"]: to_text(sp.diff(exact(as_expr(e["value"], variables=p.variables)), T))
-             for e in p.entries("dirichlet")}
     for step in range(1, n + 1):
         t_old.Set(p.t0 + (step - 1) * dt)
         p.t.Set(p.t0 + step * dt)
         gfx.vec.data = old.vec
         p.set_dirichlet(gfx.components[0])
-        p.set_dirichlet(gfx.components[1], values=rates)
+        p.set_dirichlet(gfx.components[1], rate=True)
         state.Assemble()
         source.advance()
         d.data = state.vec + 0.5 * source.now
