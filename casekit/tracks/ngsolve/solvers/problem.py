@@ -3,7 +3,6 @@ conditions by name, time, and sampling on the evaluation grid."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import ngsolve as ng
@@ -13,17 +12,9 @@ from casekit.expr.syntax import as_tree
 from casekit.solvers.settings import SolveSettings
 from casekit.tracks.ngsolve.solvers.coefficients import to_cfs
 from casekit.tracks.ngsolve.solvers.geometry import mesh as make_mesh
+from casekit.tracks.ngsolve.solvers.linalg import Direct, Factor
+from casekit.tracks.ngsolve.solvers.newton import Newton
 
-#: the direct solver of a linear system, by the call site's declaration ``spd`` that its operator
-#: is symmetric positive definite on the free dofs (diffusion, mass plus diffusion, elasticity,
-#: with Robin coefficients >= 0): NGSolve's sparse Cholesky then, UMFPACK's LU for every other
-#: (Helmholtz, convection, Newton linearisations, saddle points).  Single-threaded, as every run
-#: is (OMP_NUM_THREADS=1), the two take about as long (2-D P2 Laplacian, 524k unknowns: 6.6 s and
-#: 5.1 s; 3-D P2, 64k: 6.7 s and 6.1 s; UMFPACK is several times slower only with multithreaded
-#: BLAS on a busy machine), and Cholesky needs half the memory (0.4 GB against 1.0 GB for either):
-#: what lets a large case stay under the memory limit.  A wrong declaration cannot pass unseen:
-#: Cholesky of a nonsymmetric matrix solves another system, and the residual check rejects it.
-DIRECT = {True: ("sparsecholesky", "sparse Cholesky"), False: ("umfpack", "UMFPACK")}
 
 class Problem:
     def __init__(self, case_spec: dict[str, Any], settings: dict[str, Any]) -> None:
@@ -45,8 +36,9 @@ class Problem:
         self._cfs: dict[tuple[str, int, bool], tuple[Any, Any]] = {}
         #: per (space, Dirichlet data, time parameter): piecewise boundary CF, work GridFunction, fixed dofs
         self._dirichlet: dict[tuple[int, str, int, bool], tuple[Any, Any, Any, np.ndarray]] = {}
-        #: per residual form of a linear problem whose operator does not change: (form, inverse)
-        self._inverses: dict[int, tuple[Any, Any]] = {}
+        #: per residual form: its Newton (which keeps the form alive: its id stays unique)
+        self._newtons: dict[int, Newton] = {}
+        self._released = 0  # factorisations of the Newtons released
 
     # -- coefficients ------------------------------------------------------------------------
     def cf(self, value: Any, symbols: dict[str, Any] | None = None, t: Any = None, rate: bool = False) -> Any:
@@ -143,86 +135,48 @@ class Problem:
         symmetric positive definite)."""
         return all(float(e["alpha"]) >= 0 for e in self.entries("robin"))
 
-    def newton(self, a: Any, gfu: Any, linear: bool = False, data: Any = None, *, spd: bool) -> int:
-        """Newton on the residual ``a(u) + data`` (``a`` a form, ``data`` an assembled vector of the
-        terms that do not depend on u) from ``gfu`` (its Dirichlet values set), a direct solve per
-        step (``spd``: see :data:`DIRECT`); a linear problem takes exactly one step, and its
-        residual afterwards is checked (:meth:`check_solved`): a factorisation that fails, or a
+    def newton(self, a: Any, gfu: Any, linear: bool = False, data: Any = None, *, spd: bool,
+               jacobian: Any = None, factor: Factor = Direct) -> int:
+        """Newton on the residual ``a(u) + data`` from ``gfu`` (its Dirichlet values set); the
+        Jacobian is the linearisation of ``jacobian`` (``a``'s terms on u without its data; default
+        ``a``), factorised by ``factor`` (``spd``: see :data:`~.linalg.DIRECT`); a linear problem
+        takes exactly one step, checked (:class:`~.newton.Newton`): a factorisation that fails, or a
         solve that leaves the equations unsolved, is an error naming the system and why, never a
-        field."""
-        fes = gfu.space
-        r, w = gfu.vec.CreateVector(), gfu.vec.CreateVector()
-        for it in range(1, self.settings.max_newton_iterations + 1):
-            a.AssembleLinearization(gfu.vec)
-            a.Apply(gfu.vec, r)
-            if data is not None:
-                r.data += data
-            w.data = self._inverse(a.mat, fes, spd) * r
-            gfu.vec.data -= w
-            if linear:
-                self.check_solved(a, gfu, r, data, spd=spd)
-                return it
-            if not math.isfinite(ng.Norm(w)):
-                raise RuntimeError(f"Newton step {it} of {self.what(fes)} is not finite")
-            if ng.Norm(w) <= self.settings.newton_rtol * max(ng.Norm(gfu.vec), 1e-300):
-                return it
-        raise RuntimeError(f"Newton did not converge in {self.settings.max_newton_iterations} iterations")
+        field.  Returns the number of steps."""
+        n = self._newton(a, gfu.space, spd, jacobian, factor)
+        return n.linear(gfu, data) if linear else n.solve(gfu, data)
 
-    def what(self, fes: Any) -> str:
-        return f"the {self.spec['pde']['type']} system ({sum(fes.FreeDofs())} unknowns)"
-
-    def _inverse(self, mat: Any, fes: Any, spd: bool) -> Any:
-        """The factorisation of ``mat`` on the free dofs (:data:`DIRECT`); its failure is an error
-        naming the system (a singular matrix mostly factorises and leaves a residual that
-        :meth:`check_solved` rejects)."""
-        inverse, name = DIRECT[spd]
-        try:
-            return mat.Inverse(fes.FreeDofs(), inverse=inverse)
-        except Exception as exc:  # netgen's NgException: the factorisation failed
-            raise RuntimeError(f"the linear solve of {self.what(fes)} by {name} failed: {exc} (a singular "
-                               "matrix: the discretisation is not well posed on this mesh)") from None
-
-    def check_solved(self, a: Any, gfu: Any, r0: Any, data: Any = None, *, spd: bool) -> None:
-        """After a linear solve from the residual ``r0``: the residual of ``a(u) + data`` on the
-        free dofs must be at most max(1e3 rtol, 1e-8) of ``r0``'s or ``data``'s, whichever is
-        larger (the DOLFINx track's rule, |b - A x| against |b|: a time step starts from the
-        previous state, whose residual may be much smaller than the data), and finite."""
-        r = gfu.vec.CreateVector()
-        a.Apply(gfu.vec, r)
-        if data is not None:
-            r.data += data
-        self._check_residual(gfu.space, r, (r0, data), spd)
-
-    def _check_residual(self, fes: Any, r: Any, scales: tuple[Any, ...], spd: bool) -> None:
-        free = np.array(fes.FreeDofs(), dtype=bool)
-        before = max(float(np.linalg.norm(v.FV().NumPy()[free])) for v in scales if v is not None)
-        after = float(np.linalg.norm(r.FV().NumPy()[free]))
-        residual = after / before if before > 0 else after
-        limit = max(1e3 * self.settings.rtol, 1e-8)
-        if not (math.isfinite(residual) and residual <= limit):
-            raise RuntimeError(f"the linear solve of {self.what(fes)} by {DIRECT[spd][1]} left a relative "
-                               f"residual {residual:.2e} (accepted: at most {limit:.0e})"
-                               + (": is the operator symmetric positive definite, as declared?" if spd else ""))
-
-    def linear_step(self, a: Any, gfu: Any, data: Any = None, *, spd: bool) -> int:
+    def linear_step(self, a: Any, gfu: Any, data: Any = None, *, spd: bool, factor: Factor = Direct) -> int:
         """The one Newton step on the residual ``A u + data`` of a *bilinear* form ``a`` whose
         operator does not change between calls (time-independent coefficients): A is assembled and
-        factorised (:data:`DIRECT`) on the first call and reused; a call costs two products and a
-        solve, and its residual is checked as :meth:`check_solved` does (with A itself)."""
-        if id(a) not in self._inverses:
-            a.AssembleLinearization(gfu.vec)  # what newton() factorises, to the bit
-            self._inverses[id(a)] = (a, self._inverse(a.mat, gfu.space, spd))
-        inverse = self._inverses[id(a)][1]
-        r, after = gfu.vec.CreateVector(), gfu.vec.CreateVector()
-        r.data = a.mat * gfu.vec
-        if data is not None:
-            r.data += data
-        gfu.vec.data -= inverse * r
-        after.data = a.mat * gfu.vec
-        if data is not None:
-            after.data += data
-        self._check_residual(gfu.space, after, (r, data), spd)
-        return 1
+        factorised on the first call and reused; a call costs two products and a solve, checked."""
+        return self._newton(a, gfu.space, spd, None, factor).fixed(gfu, data)
+
+    def _newton(self, a: Any, fes: Any, spd: bool, jacobian: Any, factor: Factor) -> Newton:
+        """The Newton of the form ``a``, made on its first use: it keeps its factorisation from one
+        call to the next (a fixed operator's, a modified Newton's)."""
+        if id(a) not in self._newtons:
+            self._newtons[id(a)] = Newton(a, fes, self.settings, self.spec["pde"]["type"], spd=spd,
+                                          jacobian=jacobian, factor=factor)
+        return self._newtons[id(a)]
+
+    def release(self, a: Any) -> None:
+        """Forget the Newton of the form ``a`` and its factorisation (a scheme that has ended)."""
+        newton = self._newtons.pop(id(a), None)
+        if newton is not None:
+            self._released += newton.factorizations
+
+    @property
+    def factorizations(self) -> int:
+        """How many Jacobians (or fixed operators) the solve has factorised."""
+        return self._released + sum(n.factorizations for n in self._newtons.values())
+
+    def zero(self, width: int = 1) -> Any:
+        """A zero of ``width`` components standing in for data in a Jacobian's form
+        (:meth:`newton`): a Parameter, which NGSolve does not fold away, so the form keeps the
+        data term's test function and with it the integration rule of the residual's form."""
+        zero = ng.Parameter(0.0)
+        return ng.CoefficientFunction(tuple([zero] * width)) if width > 1 else zero
 
     def step_data(self, form: Any) -> StepData:
         return StepData(form)

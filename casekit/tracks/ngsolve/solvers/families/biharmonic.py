@@ -17,12 +17,16 @@ def biharmonic(p: Problem) -> tuple[Any, dict[str, Any]]:
     fes = p.space(p.settings.degree)
     u, v = fes.TnT()
     gfw, gfu = ng.GridFunction(fes), ng.GridFunction(fes)
-    a = ng.BilinearForm(fes)
-    a += (ng.grad(u) * ng.grad(v) + p.forcing() * v) * ng.dx  # -Laplace(w) = -f
+
+    def poisson(source: Any) -> Any:  # -Laplace(.) = -source
+        a = ng.BilinearForm(fes)
+        a += (ng.grad(u) * ng.grad(v) + source * v) * ng.dx
+        return a
+
+    # each Jacobian's form has the source zero (see Problem.newton); both Laplacians with Dirichlet
+    # data: SPD
     p.set_dirichlet(gfw, key="laplacian")
-    p.newton(a, gfw, linear=True, spd=True)  # a Laplacian with Dirichlet data: SPD
-    b = ng.BilinearForm(fes)
-    b += (ng.grad(u) * ng.grad(v) + gfw * v) * ng.dx  # -Laplace(u) = -w
+    p.newton(poisson(p.forcing()), gfw, linear=True, spd=True, jacobian=poisson(p.zero()))
     p.set_dirichlet(gfu)
-    p.newton(b, gfu, linear=True, spd=True)
+    p.newton(poisson(gfw), gfu, linear=True, spd=True, jacobian=poisson(p.zero()))
     return gfu, {"dofs": 2 * fes.ndof, "linear_solves": 2}

@@ -5,12 +5,14 @@ pressure's mean is fixed by a Lagrange multiplier.  In 3-D the velocity space ha
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import ngsolve as ng
 
 from casekit.solvers.forms import Flow, form_of
 from casekit.tracks.ngsolve.solvers import for_forms
+from casekit.tracks.ngsolve.solvers.linalg import Direct, Factor, MeanFree, pressure_constant
 from casekit.tracks.ngsolve.solvers.problem import Problem
 
 
@@ -33,16 +35,28 @@ def flow(p: Problem) -> tuple[Any, dict[str, Any]]:
     (u, pr), (v, q) = trial[:2], test[:2]
     target = float(p.spec["pde"]["params"][form.viscosity])
     nu = ng.Parameter(max(target, 1.0) if form.convective else target)
-    residual = (nu * ng.InnerProduct(ng.Grad(u), ng.Grad(v)) - pr * ng.div(v) - q * ng.div(u)
-                - ng.InnerProduct(p.forcing(), v)) * ng.dx
-    if form.convective:
-        residual += ng.InnerProduct(ng.Grad(u) * u, v) * ng.dx
-    if pinned:
-        lam, mu = trial[2], test[2]
-        residual += (pr * mu + q * lam) * ng.dx
-    natural = p.natural(u, v)
-    a = ng.BilinearForm(X)
-    a += residual + natural if natural is not None else residual
+    robin, data = p.natural_parts(u, v)
+
+    def residual(f: Any, with_data: bool) -> Any:
+        terms = (nu * ng.InnerProduct(ng.Grad(u), ng.Grad(v)) - pr * ng.div(v) - q * ng.div(u)
+                 - ng.InnerProduct(f, v)) * ng.dx
+        if form.convective:
+            terms += ng.InnerProduct(ng.Grad(u) * u, v) * ng.dx
+        if pinned:
+            lam, mu = trial[2], test[2]
+            terms += (pr * mu + q * lam) * ng.dx
+        a = ng.BilinearForm(X)
+        a += terms
+        for term in (robin, data if with_data else None):
+            if term is not None:
+                a += term
+        return a
+
+    factor: Factor = Direct
+    if pinned:  # the multiplier eliminated from the factorisation (MeanFree: the same solution)
+        factor = partial(MeanFree, multiplier=X.Range(2).start, constant=pressure_constant(X, 1))
+
+    a, jacobian = residual(p.forcing(), True), residual(p.zero(p.dim), False)  # see Problem.newton
     gfx = ng.GridFunction(X)
     p.set_dirichlet(gfx.components[0])
     levels = [target]
@@ -51,5 +65,7 @@ def flow(p: Problem) -> tuple[Any, dict[str, Any]]:
     iterations = 0
     for level in levels:
         nu.Set(level)
-        iterations += p.newton(a, gfx, linear=not form.convective, spd=False)  # a saddle point
-    return gfx.components[0], {"dofs": X.ndof, "newton_iterations": iterations, "continuation_levels": len(levels)}
+        iterations += p.newton(a, gfx, linear=not form.convective, spd=False,  # a saddle point
+                               jacobian=jacobian, factor=factor)
+    return gfx.components[0], {"dofs": X.ndof, "newton_iterations": iterations, "continuation_levels": len(levels),
+                               "factorizations": p.factorizations}

@@ -88,10 +88,11 @@ def scalar(p: Problem) -> tuple[Any, dict[str, Any]]:
     info: dict[str, Any] = {"dofs": fes.ndof, "newton_iterations": 0}
     if not p.transient:
         p.set_dirichlet(gfu)
-        a = ng.BilinearForm(fes)
+        a, jacobian = ng.BilinearForm(fes), ng.BilinearForm(fes)
         a += S_op(u, p.t) + S_src(p.t)
-        info["newton_iterations"] = p.newton(a, gfu, linear, spd=spd)
-        return gfu, info
+        jacobian += S_op(u, p.t)  # a's integrals on u without the data ones (see Problem.newton)
+        info["newton_iterations"] = p.newton(a, gfu, linear, spd=spd, jacobian=jacobian)
+        return gfu, {**info, "factorizations": p.factorizations}
     n, dt = p.time_steps()
     t_old = ng.Parameter(p.t0)
     gfu.Set(p.cf(p.spec["ic"]["u"], t=t_old))
@@ -117,7 +118,9 @@ def scalar(p: Problem) -> tuple[Any, dict[str, Any]]:
         p.t.Set(p.t0 + step * dt)
         kind = "crank_nicolson" if p.settings.scheme == "bdf2" and step == 1 else p.settings.scheme
         operator, known, w_now, w_before = schemes[kind]
-        if kind not in forms:
+        if kind not in forms:  # BDF2's Crank-Nicolson start is not solved again: free its factorisation
+            for ended, _ in forms.values():
+                p.release(ended)
             forms[kind] = (ng.BilinearForm(operator.Compile()), ng.LinearForm(known))
         a, state = forms[kind]
         state.Assemble()
@@ -134,6 +137,7 @@ def scalar(p: Problem) -> tuple[Any, dict[str, Any]]:
         u_nm1.vec.data = u_n.vec
         u_n.vec.data = gfu.vec
     info["time_steps"] = n
+    info["factorizations"] = p.factorizations
     return gfu, info
 
 
