@@ -6,7 +6,10 @@ not depend on u).  Its Jacobian is the linearisation of ``jacobian``: a form wit
 several evaluations of its whole integrand per point (one per component of the trial functions,
 in automatic differentiation), and a manufactured forcing is a long expression that contributes
 nothing to the Jacobian: the elasticity calibration of ``linear_elasticity_exp_decay`` spent
-3-4 s of its 10 s there, the Navier-Stokes ones most of their assembly.
+3-4 s of its 10 s there, the Navier-Stokes ones most of their assembly.  A ``linear_part`` (a form
+of the residual's terms that are linear in u with an operator that never changes: a time step's
+mass and diffusion) is assembled once; ``a`` then holds the other terms only, and an iteration
+assembles those alone (half the element loop of a reaction-diffusion step).
 
 Newton stops, as the DOLFINx track's does, when the residual on the free dofs is at most
 ``newton_rtol`` of the first one (or below the absolute floors), so the step that would only
@@ -41,31 +44,59 @@ class Newton:
     is factorised."""
 
     def __init__(self, a: Any, fes: Any, settings: SolveSettings, family: str, *, spd: bool,
-                 jacobian: Any = None, factor: Factor = Direct) -> None:
+                 jacobian: Any = None, factor: Factor = Direct, linear_part: Any = None) -> None:
         self.a, self.jacobian = a, jacobian if jacobian is not None else a
+        self.linear_part = linear_part
         self.fes, self.settings, self.spd, self.factor = fes, settings, spd, factor
         self.mask = free_mask(fes)
         self.what = f"the {family} system ({int(self.mask.sum())} unknowns)"
         self.solver: Solver | None = None  # the last factorisation
+        self.matrix: Any = None  # the matrix it is of
         self.reuse = False  # whether the next iteration tries it first (modified Newton)
         self.factorizations = 0
+        self._fixed: Any = None  # the linear part's matrix, once assembled
+        self._sum: Any = None  # the linear part's matrix plus the Jacobian's
+
+    def fixed_matrix(self, u: Any) -> Any:
+        """The linear part's matrix, assembled on first use (its linearisation: the matrix itself)."""
+        if self._fixed is None:
+            self.linear_part.AssembleLinearization(u)
+            self._fixed = self.linear_part.mat
+        return self._fixed
 
     def residual(self, u: Any, data: Any, out: Any) -> float:
         self.a.Apply(u, out)
+        if self.linear_part is not None:
+            out.data += self.fixed_matrix(u) * u
         if data is not None:
             out.data += data
         return norm(out, self.mask)
 
-    def factorise(self, u: Any) -> Solver:
-        """The Jacobian at ``u`` assembled into the form's matrix and factorised: the kept solver
-        factorises its new values again when it can (``update``), else a new one is made."""
+    def jacobian_at(self, u: Any) -> Any:
+        """The Jacobian at ``u``: the form's linearisation, plus the linear part's matrix (summed
+        value by value into a kept matrix: forms on one space share their sparsity pattern)."""
         self.jacobian.AssembleLinearization(u)
+        if self.linear_part is None:
+            return self.jacobian.mat
+        fixed = self.fixed_matrix(u)
+        if self._sum is None:
+            if fixed.nze != self.jacobian.mat.nze:
+                raise RuntimeError(f"the linear part of {self.what} has another sparsity pattern than its Jacobian")
+            self._sum = fixed.CreateMatrix()
+        self._sum.AsVector().data = fixed.AsVector() + self.jacobian.mat.AsVector()
+        return self._sum
+
+    def factorise(self, u: Any) -> Solver:
+        """The Jacobian at ``u`` assembled and factorised: the kept solver factorises the new values
+        of its matrix again when it can (``update``), else a new one is made."""
+        matrix = self.jacobian_at(u)
         update = getattr(self.solver, "update", None)
-        if update is not None:
+        if update is not None and matrix is self.matrix:
             update()
         else:
             self.solver = None  # freed before the next is made: one factorisation in memory at a time
-            self.solver = self.factor(self.jacobian.mat, self.fes, self.spd, self.what)
+            self.solver = self.factor(matrix, self.fes, self.spd, self.what)
+            self.matrix = matrix
         self.factorizations += 1
         return self.solver  # type: ignore[return-value]
 
@@ -78,8 +109,8 @@ class Newton:
         solver = self.factorise(u)
         solver.solve(r, w)
         u.data -= w
-        after.data = r - self.jacobian.mat * w  # the residual at u - w
-        self.solver = None
+        after.data = r - self.matrix * w  # the residual at u - w
+        self.solver = self.matrix = None
         check_residual(self.what, solver.method, self.mask, after, (r, data), self.settings.rtol, self.spd)
         return 1
 
@@ -89,7 +120,7 @@ class Newton:
         residual is the matrix's product (the form is bilinear), before and after, checked."""
         u = gfu.vec
         solver = self.solver or self.factorise(u)
-        A = self.jacobian.mat
+        A = self.matrix
         r, w, after = u.CreateVector(), u.CreateVector(), u.CreateVector()
         r.data = A * u
         if data is not None:

@@ -136,14 +136,15 @@ class Problem:
         return all(float(e["alpha"]) >= 0 for e in self.entries("robin"))
 
     def newton(self, a: Any, gfu: Any, linear: bool = False, data: Any = None, *, spd: bool,
-               jacobian: Any = None, factor: Factor = Direct) -> int:
-        """Newton on the residual ``a(u) + data`` from ``gfu`` (its Dirichlet values set); the
-        Jacobian is the linearisation of ``jacobian`` (``a``'s terms on u without its data; default
-        ``a``), factorised by ``factor`` (``spd``: see :data:`~.linalg.DIRECT`); a linear problem
-        takes exactly one step, checked (:class:`~.newton.Newton`): a factorisation that fails, or a
-        solve that leaves the equations unsolved, is an error naming the system and why, never a
-        field.  Returns the number of steps."""
-        n = self._newton(a, gfu.space, spd, jacobian, factor)
+               jacobian: Any = None, factor: Factor = Direct, linear_part: Any = None) -> int:
+        """Newton on the residual ``a(u) + data`` (plus ``linear_part(u)``, a form assembled once)
+        from ``gfu`` (its Dirichlet values set); the Jacobian is the linearisation of ``jacobian``
+        (``a``'s terms on u without its data; default ``a``), factorised by ``factor`` (``spd``: see
+        :data:`~.linalg.DIRECT`); a linear problem takes exactly one step, checked
+        (:class:`~.newton.Newton`): a factorisation that fails, or a solve that leaves the equations
+        unsolved, is an error naming the system and why, never a field.  Returns the number of
+        steps."""
+        n = self._newton(a, gfu.space, spd, jacobian, factor, linear_part)
         return n.linear(gfu, data) if linear else n.solve(gfu, data)
 
     def linear_step(self, a: Any, gfu: Any, data: Any = None, *, spd: bool, factor: Factor = Direct) -> int:
@@ -152,12 +153,12 @@ class Problem:
         factorised on the first call and reused; a call costs two products and a solve, checked."""
         return self._newton(a, gfu.space, spd, None, factor).fixed(gfu, data)
 
-    def _newton(self, a: Any, fes: Any, spd: bool, jacobian: Any, factor: Factor) -> Newton:
+    def _newton(self, a: Any, fes: Any, spd: bool, jacobian: Any, factor: Factor, linear_part: Any = None) -> Newton:
         """The Newton of the form ``a``, made on its first use: it keeps its factorisation from one
         call to the next (a fixed operator's, a modified Newton's)."""
         if id(a) not in self._newtons:
             self._newtons[id(a)] = Newton(a, fes, self.settings, self.spec["pde"]["type"], spd=spd,
-                                          jacobian=jacobian, factor=factor)
+                                          jacobian=jacobian, factor=factor, linear_part=linear_part)
         return self._newtons[id(a)]
 
     def release(self, a: Any) -> None:
@@ -178,8 +179,12 @@ class Problem:
         zero = ng.Parameter(0.0)
         return ng.CoefficientFunction(tuple([zero] * width)) if width > 1 else zero
 
-    def step_data(self, form: Any) -> StepData:
-        return StepData(form)
+    def step_data(self, form: Any, *coefficients: Any) -> StepData:
+        """The data vector of ``form`` (forcing and Neumann/Robin data, and the case_spec values of
+        ``coefficients`` it also holds) along a time loop: assembled once when none varies in time."""
+        values = [self.spec["pde"]["forcing"]["f"], *coefficients]
+        values += [e["value"] for kind in ("neumann", "robin") for e in self.entries(kind)]
+        return StepData(form, steady=not self.depends_on_time(*values))
 
     def time_steps(self) -> tuple[int, float]:
         return self.settings.steps(self.t0, self.t_end)
@@ -222,10 +227,11 @@ class StepData:
     """The assembled data vector of a linear form at the current time and at the previous step
     (Crank-Nicolson's t_old): each step assembles it once, at the new time.  Kept apart from
     the terms on old states: NGSolve integrates a long forcing expression together with
-    gradients of GridFunctions several times slower than the two apart."""
+    gradients of GridFunctions several times slower than the two apart.  ``steady``: the data do
+    not vary in time, and the vector is assembled once."""
 
-    def __init__(self, form: Any) -> None:
-        self.form = form
+    def __init__(self, form: Any, steady: bool = False) -> None:
+        self.form, self.steady = form, steady
         form.Assemble()
         self.now, self.before = form.vec.CreateVector(), form.vec.CreateVector()
         self.now.data = form.vec
@@ -233,6 +239,8 @@ class StepData:
 
     def advance(self) -> None:
         """Assemble at the (new) time; the former vector becomes ``before``."""
+        if self.steady:
+            return
         self.before.data = self.now
         self.form.Assemble()
         self.now.data = self.form.vec
