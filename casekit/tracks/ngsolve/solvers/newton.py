@@ -131,12 +131,12 @@ class Newton:
         check_residual(self.what, solver.method, self.mask, after, (r, data), self.settings.rtol, self.spd)
         return 1
 
-    def solve(self, gfu: Any, data: Any = None) -> int:
-        """Newton iterations from ``gfu`` (its Dirichlet values set): at most
-        ``max_newton_iterations`` with a new Jacobian (and as many steps of a kept one); returns
-        the number of steps taken."""
+    def solve(self, gfu: Any, data: Any = None, max_iterations: int | None = None) -> int:
+        """Newton iterations from ``gfu`` (its Dirichlet values set): at most ``max_iterations``
+        (default ``max_newton_iterations``) with a new Jacobian, and as many steps of a kept one;
+        returns the number of steps taken."""
         s, u = self.settings, gfu.vec
-        cap, keeps = s.max_newton_iterations, s.newton == "modified"
+        cap, keeps = max_iterations or s.max_newton_iterations, s.newton == "modified"
         r, trial, w = u.CreateVector(), u.CreateVector(), u.CreateVector()
         first = current = self.residual(u, data, r)
         steps = fresh = kept = 0

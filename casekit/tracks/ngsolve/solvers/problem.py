@@ -136,7 +136,8 @@ class Problem:
         return all(float(e["alpha"]) >= 0 for e in self.entries("robin"))
 
     def newton(self, a: Any, gfu: Any, linear: bool = False, data: Any = None, *, spd: bool,
-               jacobian: Any = None, factor: Factor = Direct, linear_part: Any = None) -> int:
+               jacobian: Any = None, factor: Factor = Direct, linear_part: Any = None,
+               max_iterations: int | None = None) -> int:
         """Newton on the residual ``a(u) + data`` (plus ``linear_part(u)``, a form assembled once)
         from ``gfu`` (its Dirichlet values set); the Jacobian is the linearisation of ``jacobian``
         (``a``'s terms on u without its data; default ``a``), factorised by ``factor`` (``spd``: see
@@ -145,7 +146,7 @@ class Problem:
         unsolved, is an error naming the system and why, never a field.  Returns the number of
         steps."""
         n = self._newton(a, gfu.space, spd, jacobian, factor, linear_part)
-        return n.linear(gfu, data) if linear else n.solve(gfu, data)
+        return n.linear(gfu, data) if linear else n.solve(gfu, data, max_iterations)
 
     def linear_step(self, a: Any, gfu: Any, data: Any = None, *, spd: bool, factor: Factor = Direct) -> int:
         """The one Newton step on the residual ``A u + data`` of a *bilinear* form ``a`` whose
