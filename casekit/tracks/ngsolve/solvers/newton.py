@@ -26,6 +26,7 @@ import math
 from typing import Any
 
 import ngsolve as ng
+import numpy as np
 
 from casekit.solvers.settings import SolveSettings
 from casekit.tracks.ngsolve.solvers.linalg import Direct, Factor, Solver, check_residual, free_mask, norm
@@ -36,6 +37,14 @@ from casekit.tracks.ngsolve.solvers.linalg import Direct, Factor, Solver, check_
 #: (the DOLFINx track's values, measured there)
 STALE_ACCEPT = 0.5
 STALE_KEEP = 0.01
+
+
+def same_pattern(a: Any, b: Any) -> bool:
+    """Whether two sparse matrices have the same nonzero pattern (their values then add up as
+    vectors)."""
+    (_, cols_a, rows_a), (_, cols_b, rows_b) = a.CSR(), b.CSR()
+    return bool(np.array_equal(np.asarray(rows_a), np.asarray(rows_b))
+                and np.array_equal(np.asarray(cols_a), np.asarray(cols_b)))
 
 
 class Newton:
@@ -54,20 +63,20 @@ class Newton:
         self.matrix: Any = None  # the matrix it is of
         self.reuse = False  # whether the next iteration tries it first (modified Newton)
         self.factorizations = 0
-        self._fixed: Any = None  # the linear part's matrix, once assembled
+        self._linear: Any = None  # the linear part's matrix, once assembled
         self._sum: Any = None  # the linear part's matrix plus the Jacobian's
 
-    def fixed_matrix(self, u: Any) -> Any:
+    def linear_matrix(self, u: Any) -> Any:
         """The linear part's matrix, assembled on first use (its linearisation: the matrix itself)."""
-        if self._fixed is None:
+        if self._linear is None:
             self.linear_part.AssembleLinearization(u)
-            self._fixed = self.linear_part.mat
-        return self._fixed
+            self._linear = self.linear_part.mat
+        return self._linear
 
     def residual(self, u: Any, data: Any, out: Any) -> float:
         self.a.Apply(u, out)
         if self.linear_part is not None:
-            out.data += self.fixed_matrix(u) * u
+            out.data += self.linear_matrix(u) * u
         if data is not None:
             out.data += data
         return norm(out, self.mask)
@@ -78,12 +87,12 @@ class Newton:
         self.jacobian.AssembleLinearization(u)
         if self.linear_part is None:
             return self.jacobian.mat
-        fixed = self.fixed_matrix(u)
+        linear = self.linear_matrix(u)
         if self._sum is None:
-            if fixed.nze != self.jacobian.mat.nze:
+            if not same_pattern(linear, self.jacobian.mat):
                 raise RuntimeError(f"the linear part of {self.what} has another sparsity pattern than its Jacobian")
-            self._sum = fixed.CreateMatrix()
-        self._sum.AsVector().data = fixed.AsVector() + self.jacobian.mat.AsVector()
+            self._sum = linear.CreateMatrix()
+        self._sum.AsVector().data = linear.AsVector() + self.jacobian.mat.AsVector()
         return self._sum
 
     def factorise(self, u: Any) -> Solver:
@@ -114,7 +123,7 @@ class Newton:
         check_residual(self.what, solver.method, self.mask, after, (r, data), self.settings.rtol, self.spd)
         return 1
 
-    def fixed(self, gfu: Any, data: Any = None) -> int:
+    def fixed_step(self, gfu: Any, data: Any = None) -> int:
         """The one step of a linear problem whose operator does not change between calls (a time
         loop with time-independent coefficients): factorised on the first call and reused; the
         residual is the matrix's product (the form is bilinear), before and after, checked."""

@@ -152,7 +152,7 @@ class Problem:
         """The one Newton step on the residual ``A u + data`` of a *bilinear* form ``a`` whose
         operator does not change between calls (time-independent coefficients): A is assembled and
         factorised on the first call and reused; a call costs two products and a solve, checked."""
-        return self._newton(a, gfu.space, spd, None, factor).fixed(gfu, data)
+        return self._newton(a, gfu.space, spd, None, factor).fixed_step(gfu, data)
 
     def _newton(self, a: Any, fes: Any, spd: bool, jacobian: Any, factor: Factor, linear_part: Any = None) -> Newton:
         """The Newton of the form ``a``, made on its first use: it keeps its factorisation from one
