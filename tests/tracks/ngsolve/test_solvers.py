@@ -174,3 +174,31 @@ def test_modified_newton_keeps_its_factorisation_and_finds_the_same_field(tmp_pa
     counts = {k: out[k]["factorizations"] for k in ("standard", "modified")}
     assert counts["modified"] < counts["standard"], counts
     assert not out["sympy"]
+
+
+_CONTINUATION = """
+    import json
+    import numpy as np
+    from casekit.tracks.ngsolve.solvers import FAMILY_SOLVERS
+    from casekit.tracks.ngsolve.solvers.families import flow
+    from casekit.tracks.ngsolve.solvers.problem import Problem
+
+    spec = json.load(open("case_spec.json"))
+    out = {}
+    for direct in (flow.DIRECT_ITERATIONS, 1):  # one Newton step at nu cannot converge: continuation
+        flow.DIRECT_ITERATIONS = direct
+        p = Problem(spec, {"degree": 2, "cells_across": 10})
+        u, info = FAMILY_SOLVERS.get("navier_stokes")(p)
+        out[direct] = {"u": list(u.vec.FV().NumPy()), "levels": info["continuation_levels"]}
+    print(json.dumps(out))
+"""
+
+
+def test_navier_stokes_falls_back_to_continuation_and_finds_the_same_field(tmp_path: Path) -> None:
+    src = build_source("navier_stokes", "unit_square", {"reynolds": "medium"}, 1)
+    (tmp_path / "case_spec.json").write_text(json.dumps(derive(CaseSource.from_dict(src)).case_spec()))
+    out = run(_CONTINUATION, tmp_path)
+    (direct, one) = out.values()
+    assert direct["levels"] == 1 and one["levels"] > 1, out
+    a, b = np.array(direct["u"]), np.array(one["u"])
+    assert np.linalg.norm(a - b) <= 1e-8 * np.linalg.norm(a)
