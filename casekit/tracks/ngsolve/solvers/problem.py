@@ -3,55 +3,17 @@ conditions by name, time, and sampling on the evaluation grid."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import ngsolve as ng
 import numpy as np
-import sympy as sp
 
-from casekit.expr import T, X, Y, Z, as_expr, exact
+from casekit.expr.syntax import as_tree
 from casekit.solvers.settings import SolveSettings
+from casekit.tracks.ngsolve.solvers.coefficients import to_cfs
 from casekit.tracks.ngsolve.solvers.geometry import mesh as make_mesh
-
-#: the direct solver of a linear system, by the call site's declaration ``spd`` that its operator
-#: is symmetric positive definite on the free dofs (diffusion, mass plus diffusion, elasticity,
-#: with Robin coefficients >= 0): NGSolve's sparse Cholesky then, UMFPACK's LU for every other
-#: (Helmholtz, convection, Newton linearisations, saddle points).  Single-threaded, as every run
-#: is (OMP_NUM_THREADS=1), the two take about as long (2-D P2 Laplacian, 524k unknowns: 6.6 s and
-#: 5.1 s; 3-D P2, 64k: 6.7 s and 6.1 s; UMFPACK is several times slower only with multithreaded
-#: BLAS on a busy machine), and Cholesky needs half the memory (0.4 GB against 1.0 GB for either):
-#: what lets a large case stay under the memory limit.  A wrong declaration cannot pass unseen:
-#: Cholesky of a nonsymmetric matrix solves another system, and the residual check rejects it.
-DIRECT = {True: ("sparsecholesky", "sparse Cholesky"), False: ("umfpack", "UMFPACK")}
-
-#: sympy -> NGSolve coefficient functions (min/max/abs/sign through IfPos)
-_FUNCTIONS: dict[str, Any] = {
-    "sin": ng.sin, "cos": ng.cos, "tan": ng.tan, "asin": ng.asin, "acos": ng.acos, "atan": ng.atan,
-    "atan2": ng.atan2, "exp": ng.exp, "log": ng.log, "sqrt": ng.sqrt,
-    "sinh": lambda a: (ng.exp(a) - ng.exp(-a)) / 2, "cosh": lambda a: (ng.exp(a) + ng.exp(-a)) / 2,
-    "tanh": lambda a: 1 - 2 / (ng.exp(2 * a) + 1),
-    "Abs": lambda a: ng.IfPos(a, a, -a), "sign": lambda a: ng.IfPos(a, 1, ng.IfPos(-a, -1, 0)),
-    "Min": lambda *a: _fold(a, lambda p, q: ng.IfPos(p - q, q, p)),
-    "Max": lambda *a: _fold(a, lambda p, q: ng.IfPos(p - q, p, q)),
-    "pi": math.pi, "E": math.e,
-}
-
-
-def _fold(args: tuple[Any, ...], op: Any) -> Any:
-    out = args[0]
-    for a in args[1:]:
-        out = op(out, a)
-    return out
-
-
-def to_cf(expr: sp.Expr, t: Any, symbols: dict[str, Any] | None = None) -> Any:
-    """A sympy expression of x, y, z, t (and named symbols) as an NGSolve CoefficientFunction."""
-    names = list(symbols or {})
-    args = (X, Y, Z, T, *(sp.Symbol(n, real=True) for n in names))
-    fn = sp.lambdify(args, sp.sympify(expr), modules=[_FUNCTIONS, "math"])
-    out = fn(ng.x, ng.y, ng.z, t, *(symbols or {}).values())
-    return out if isinstance(out, ng.CoefficientFunction) else ng.CoefficientFunction(float(out))
+from casekit.tracks.ngsolve.solvers.linalg import Direct, Factor
+from casekit.tracks.ngsolve.solvers.newton import Newton
 
 
 class Problem:
@@ -68,41 +30,41 @@ class Problem:
         self.n = ng.specialcf.normal(self.dim)
         self.h = ng.specialcf.mesh_size
         self.variables = ("x", "y", "z")[: self.dim] + (("t",) if self.transient else ())
-        #: built coefficient functions by (value, time parameter): turning an expression into a
-        #: CoefficientFunction (parse, exact, lambdify) costs far more than a solve step, and one
-        #: built on a time Parameter follows it, so a time loop builds each once
-        self._cfs: dict[tuple[str, int], tuple[Any, Any]] = {}
+        #: built coefficient functions by (value, time parameter, d/dt): building one costs more
+        #: than a solve step, and one built on a time Parameter follows it, so a time loop builds
+        #: each once; each is compiled (every distinct node evaluated once per point)
+        self._cfs: dict[tuple[str, int, bool], tuple[Any, Any]] = {}
         #: per (space, Dirichlet data, time parameter): piecewise boundary CF, work GridFunction, fixed dofs
-        self._dirichlet: dict[tuple[int, str, int], tuple[Any, Any, Any, np.ndarray]] = {}
-        #: per residual form of a linear problem whose operator does not change: (form, inverse)
-        self._inverses: dict[int, tuple[Any, Any]] = {}
+        self._dirichlet: dict[tuple[int, str, int, bool], tuple[Any, Any, Any, np.ndarray]] = {}
+        #: per residual form: its Newton (which keeps the form alive: its id stays unique)
+        self._newtons: dict[int, Newton] = {}
+        self._released = 0  # factorisations of the Newtons released
 
     # -- coefficients ------------------------------------------------------------------------
-    def cf(self, value: Any, symbols: dict[str, Any] | None = None, t: Any = None) -> Any:
-        """A case_spec value (number, expression, or component list) as a CoefficientFunction."""
+    def cf(self, value: Any, symbols: dict[str, Any] | None = None, t: Any = None, rate: bool = False) -> Any:
+        """A case_spec value (number, expression, or component list) as a CoefficientFunction;
+        ``rate``: its derivative in time (exact: NGSolve differentiates the function in ``t``)."""
         t = self.t if t is None else t
         if symbols:  # built on trial functions or states: not shared
             return self._build_cf(value, symbols, t)
-        key = (repr(value), id(t))
+        key = (repr(value), id(t), rate)
         if key not in self._cfs:
-            self._cfs[key] = (self._build_cf(value, None, t), t)  # t kept alive: its id stays unique
+            raw = self._build_cf(value, None, t)
+            self._cfs[key] = ((raw.Diff(t) if rate else raw).Compile(), t)  # t kept alive: its id stays unique
         return self._cfs[key][0]
 
     def _build_cf(self, value: Any, symbols: dict[str, Any] | None, t: Any) -> Any:
         params = tuple(symbols or ())
         parts = value if isinstance(value, list) else [value]
-        cfs = [to_cf(exact(as_expr(v, variables=self.variables, params=params)), t, symbols) for v in parts]
+        trees = [as_tree(v, variables=self.variables, params=params) for v in parts]
+        cfs = [c if isinstance(c, ng.CoefficientFunction) else ng.CoefficientFunction(c)
+               for c in to_cfs(trees, (ng.x, ng.y, ng.z), t, symbols)]
         return ng.CoefficientFunction(tuple(cfs)) if isinstance(value, list) else cfs[0]
 
     def depends_on_time(self, *values: Any) -> bool:
         """Whether any of the case_spec values (numbers, expressions, component lists) varies in time."""
-        from casekit.expr import T
-
-        for value in values:
-            for v in value if isinstance(value, list) else [value]:
-                if T in getattr(exact(as_expr(v, variables=self.variables, params=("u",))), "free_symbols", set()):
-                    return True
-        return False
+        return any("t" in as_tree(v, variables=self.variables, params=("u",)).names()
+                   for value in values for v in (value if isinstance(value, list) else [value]))
 
     def param(self, name: str, symbols: dict[str, Any] | None = None, t: Any = None) -> Any:
         return self.cf(self.spec["pde"]["params"][name], symbols, t)
@@ -140,19 +102,20 @@ class Problem:
                 data = term if data is None else data + term
         return on_u, data
 
-    def set_dirichlet(self, gfu: Any, key: str = "value", t: Any = None, values: dict[str, Any] | None = None) -> None:
-        """Dirichlet data of every part (``values``: tag -> value, default the entries' ``key``)
-        into the Dirichlet dofs of ``gfu``; its other dofs are kept (``Set`` alone would zero them)."""
+    def set_dirichlet(self, gfu: Any, key: str = "value", t: Any = None, rate: bool = False) -> None:
+        """Dirichlet data of every part (the entries' ``key``; ``rate``: its time derivative) into
+        the Dirichlet dofs of ``gfu``; its other dofs are kept (``Set`` alone would zero them)."""
         entries = self.entries("dirichlet")
         if not entries:
             return
-        data = values or {e["tag"]: e[key] for e in entries}
+        data = {e["tag"]: e[key] for e in entries}
         t = self.t if t is None else t
-        cache_key = (id(gfu.space), repr(data), id(t))
+        cache_key = (id(gfu.space), repr(data), id(t), rate)
         if cache_key not in self._dirichlet:  # built once; the boundary CF follows the time parameter
             width = int(gfu.dim)
             zero = ng.CF(tuple([0.0] * width)) if width > 1 else ng.CF(0.0)
-            piecewise = self.mesh.BoundaryCF({tag: self.cf(v, t=t) for tag, v in data.items()}, default=zero)
+            piecewise = self.mesh.BoundaryCF({tag: self.cf(v, t=t, rate=rate) for tag, v in data.items()},
+                                             default=zero)
             fixed = ~np.array(list(gfu.space.FreeDofs()), dtype=bool)
             self._dirichlet[cache_key] = (piecewise, ng.GridFunction(gfu.space), (gfu.space, t), fixed)
         piecewise, tmp, _, fixed = self._dirichlet[cache_key]
@@ -172,89 +135,57 @@ class Problem:
         symmetric positive definite)."""
         return all(float(e["alpha"]) >= 0 for e in self.entries("robin"))
 
-    def newton(self, a: Any, gfu: Any, linear: bool = False, data: Any = None, *, spd: bool) -> int:
-        """Newton on the residual ``a(u) + data`` (``a`` a form, ``data`` an assembled vector of the
-        terms that do not depend on u) from ``gfu`` (its Dirichlet values set), a direct solve per
-        step (``spd``: see :data:`DIRECT`); a linear problem takes exactly one step, and its
-        residual afterwards is checked (:meth:`check_solved`): a factorisation that fails, or a
-        solve that leaves the equations unsolved, is an error naming the system and why, never a
-        field."""
-        fes = gfu.space
-        r, w = gfu.vec.CreateVector(), gfu.vec.CreateVector()
-        for it in range(1, self.settings.max_newton_iterations + 1):
-            a.AssembleLinearization(gfu.vec)
-            a.Apply(gfu.vec, r)
-            if data is not None:
-                r.data += data
-            w.data = self._inverse(a.mat, fes, spd) * r
-            gfu.vec.data -= w
-            if linear:
-                self.check_solved(a, gfu, r, data, spd=spd)
-                return it
-            if not math.isfinite(ng.Norm(w)):
-                raise RuntimeError(f"Newton step {it} of {self.what(fes)} is not finite")
-            if ng.Norm(w) <= self.settings.newton_rtol * max(ng.Norm(gfu.vec), 1e-300):
-                return it
-        raise RuntimeError(f"Newton did not converge in {self.settings.max_newton_iterations} iterations")
+    def newton(self, a: Any, gfu: Any, linear: bool = False, data: Any = None, *, spd: bool,
+               jacobian: Any = None, factor: Factor = Direct, linear_part: Any = None,
+               max_iterations: int | None = None) -> int:
+        """Newton on the residual ``a(u) + data`` (plus ``linear_part(u)``, a form assembled once)
+        from ``gfu`` (its Dirichlet values set); the Jacobian is the linearisation of ``jacobian``
+        (``a``'s terms on u without its data; default ``a``), factorised by ``factor`` (``spd``: see
+        :data:`~.linalg.DIRECT`); a linear problem takes exactly one step, checked
+        (:class:`~.newton.Newton`): a factorisation that fails, or a solve that leaves the equations
+        unsolved, is an error naming the system and why, never a field.  Returns the number of
+        steps."""
+        n = self._newton(a, gfu.space, spd, jacobian, factor, linear_part)
+        return n.linear(gfu, data) if linear else n.solve(gfu, data, max_iterations)
 
-    def what(self, fes: Any) -> str:
-        return f"the {self.spec['pde']['type']} system ({sum(fes.FreeDofs())} unknowns)"
-
-    def _inverse(self, mat: Any, fes: Any, spd: bool) -> Any:
-        """The factorisation of ``mat`` on the free dofs (:data:`DIRECT`); its failure is an error
-        naming the system (a singular matrix mostly factorises and leaves a residual that
-        :meth:`check_solved` rejects)."""
-        inverse, name = DIRECT[spd]
-        try:
-            return mat.Inverse(fes.FreeDofs(), inverse=inverse)
-        except Exception as exc:  # netgen's NgException: the factorisation failed
-            raise RuntimeError(f"the linear solve of {self.what(fes)} by {name} failed: {exc} (a singular "
-                               "matrix: the discretisation is not well posed on this mesh)") from None
-
-    def check_solved(self, a: Any, gfu: Any, r0: Any, data: Any = None, *, spd: bool) -> None:
-        """After a linear solve from the residual ``r0``: the residual of ``a(u) + data`` on the
-        free dofs must be at most max(1e3 rtol, 1e-8) of ``r0``'s or ``data``'s, whichever is
-        larger (the DOLFINx track's rule, |b - A x| against |b|: a time step starts from the
-        previous state, whose residual may be much smaller than the data), and finite."""
-        r = gfu.vec.CreateVector()
-        a.Apply(gfu.vec, r)
-        if data is not None:
-            r.data += data
-        self._check_residual(gfu.space, r, (r0, data), spd)
-
-    def _check_residual(self, fes: Any, r: Any, scales: tuple[Any, ...], spd: bool) -> None:
-        free = np.array(fes.FreeDofs(), dtype=bool)
-        before = max(float(np.linalg.norm(v.FV().NumPy()[free])) for v in scales if v is not None)
-        after = float(np.linalg.norm(r.FV().NumPy()[free]))
-        residual = after / before if before > 0 else after
-        limit = max(1e3 * self.settings.rtol, 1e-8)
-        if not (math.isfinite(residual) and residual <= limit):
-            raise RuntimeError(f"the linear solve of {self.what(fes)} by {DIRECT[spd][1]} left a relative "
-                               f"residual {residual:.2e} (accepted: at most {limit:.0e})"
-                               + (": is the operator symmetric positive definite, as declared?" if spd else ""))
-
-    def linear_step(self, a: Any, gfu: Any, data: Any = None, *, spd: bool) -> int:
+    def linear_step(self, a: Any, gfu: Any, data: Any = None, *, spd: bool, factor: Factor = Direct) -> int:
         """The one Newton step on the residual ``A u + data`` of a *bilinear* form ``a`` whose
         operator does not change between calls (time-independent coefficients): A is assembled and
-        factorised (:data:`DIRECT`) on the first call and reused; a call costs two products and a
-        solve, and its residual is checked as :meth:`check_solved` does (with A itself)."""
-        if id(a) not in self._inverses:
-            a.AssembleLinearization(gfu.vec)  # what newton() factorises, to the bit
-            self._inverses[id(a)] = (a, self._inverse(a.mat, gfu.space, spd))
-        inverse = self._inverses[id(a)][1]
-        r, after = gfu.vec.CreateVector(), gfu.vec.CreateVector()
-        r.data = a.mat * gfu.vec
-        if data is not None:
-            r.data += data
-        gfu.vec.data -= inverse * r
-        after.data = a.mat * gfu.vec
-        if data is not None:
-            after.data += data
-        self._check_residual(gfu.space, after, (r, data), spd)
-        return 1
+        factorised on the first call and reused; a call costs two products and a solve, checked."""
+        return self._newton(a, gfu.space, spd, None, factor).fixed_step(gfu, data)
 
-    def step_data(self, form: Any) -> StepData:
-        return StepData(form)
+    def _newton(self, a: Any, fes: Any, spd: bool, jacobian: Any, factor: Factor, linear_part: Any = None) -> Newton:
+        """The Newton of the form ``a``, made on its first use: it keeps its factorisation from one
+        call to the next (a fixed operator's, a modified Newton's)."""
+        if id(a) not in self._newtons:
+            self._newtons[id(a)] = Newton(a, fes, self.settings, self.spec["pde"]["type"], spd=spd,
+                                          jacobian=jacobian, factor=factor, linear_part=linear_part)
+        return self._newtons[id(a)]
+
+    def release(self, a: Any) -> None:
+        """Forget the Newton of the form ``a`` and its factorisation (a scheme that has ended)."""
+        newton = self._newtons.pop(id(a), None)
+        if newton is not None:
+            self._released += newton.factorizations
+
+    @property
+    def factorizations(self) -> int:
+        """How many Jacobians (or fixed operators) the solve has factorised."""
+        return self._released + sum(n.factorizations for n in self._newtons.values())
+
+    def zero(self, width: int = 1) -> Any:
+        """A zero of ``width`` components standing in for data in a Jacobian's form
+        (:meth:`newton`): a Parameter, which NGSolve does not fold away, so the form keeps the
+        data term's test function and with it the integration rule of the residual's form."""
+        zero = ng.Parameter(0.0)
+        return ng.CoefficientFunction(tuple([zero] * width)) if width > 1 else zero
+
+    def step_data(self, form: Any, *coefficients: Any) -> StepData:
+        """The data vector of ``form`` (forcing and Neumann/Robin data, and the case_spec values of
+        ``coefficients`` it also holds) along a time loop: assembled once when none varies in time."""
+        values = [self.spec["pde"]["forcing"]["f"], *coefficients]
+        values += [e["value"] for kind in ("neumann", "robin") for e in self.entries(kind)]
+        return StepData(form, steady=not self.depends_on_time(*values))
 
     def time_steps(self) -> tuple[int, float]:
         return self.settings.steps(self.t0, self.t_end)
@@ -297,10 +228,11 @@ class StepData:
     """The assembled data vector of a linear form at the current time and at the previous step
     (Crank-Nicolson's t_old): each step assembles it once, at the new time.  Kept apart from
     the terms on old states: NGSolve integrates a long forcing expression together with
-    gradients of GridFunctions several times slower than the two apart."""
+    gradients of GridFunctions several times slower than the two apart.  ``steady``: the data do
+    not vary in time, and the vector is assembled once."""
 
-    def __init__(self, form: Any) -> None:
-        self.form = form
+    def __init__(self, form: Any, steady: bool = False) -> None:
+        self.form, self.steady = form, steady
         form.Assemble()
         self.now, self.before = form.vec.CreateVector(), form.vec.CreateVector()
         self.now.data = form.vec
@@ -308,6 +240,8 @@ class StepData:
 
     def advance(self) -> None:
         """Assemble at the (new) time; the former vector becomes ``before``."""
+        if self.steady:
+            return
         self.before.data = self.now
         self.form.Assemble()
         self.now.data = self.form.vec

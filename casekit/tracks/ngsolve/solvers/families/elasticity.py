@@ -24,12 +24,19 @@ def elasticity(p: Problem) -> tuple[Any, dict[str, Any]]:
     def eps(w: Any) -> Any:
         return ng.Sym(ng.Grad(w))
 
-    a = ng.BilinearForm(fes)
-    residual = (2 * mu * ng.InnerProduct(eps(u), eps(v)) + lam * ng.div(u) * ng.div(v)
-                - ng.InnerProduct(p.forcing(), v)) * ng.dx
-    natural = p.natural(u, v)
-    a += residual + natural if natural is not None else residual
+    robin, data = p.natural_parts(u, v)
+
+    def residual(f: Any, with_data: bool) -> Any:
+        a = ng.BilinearForm(fes)
+        a += (2 * mu * ng.InnerProduct(eps(u), eps(v)) + lam * ng.div(u) * ng.div(v) - ng.InnerProduct(f, v)) * ng.dx
+        for term in (robin, data if with_data else None):
+            if term is not None:
+                a += term
+        return a
+
     gfu = ng.GridFunction(fes)
     p.set_dirichlet(gfu)
-    return gfu, {"dofs": fes.ndof, "newton_iterations": p.newton(a, gfu, linear=True,
-                                                                       spd=p.robin_nonnegative())}
+    # the Jacobian's form: the same integrals with the data zero (see Problem.newton)
+    steps = p.newton(residual(p.forcing(), True), gfu, linear=True, spd=p.robin_nonnegative(),
+                     jacobian=residual(p.zero(p.dim), False))
+    return gfu, {"dofs": fes.ndof, "newton_iterations": steps}

@@ -1,16 +1,18 @@
-"""Stokes and steady Navier-Stokes on Taylor-Hood elements; Newton with continuation in the
-viscosity from max(nu, 1) for Navier-Stokes (as the other tracks); without traction parts the
-pressure's mean is fixed by a Lagrange multiplier.  In 3-D the velocity space has cell bubbles
-(see ``flow``)."""
+"""Stokes and steady Navier-Stokes on Taylor-Hood elements; Newton for Navier-Stokes from the
+Stokes solution at max(nu, 1), with continuation in the viscosity when it does not converge
+directly (as the DOLFINx track); without traction parts the pressure's mean is fixed by a Lagrange
+multiplier.  In 3-D the velocity space has cell bubbles (see ``flow``)."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import ngsolve as ng
 
 from casekit.solvers.forms import Flow, form_of
 from casekit.tracks.ngsolve.solvers import for_forms
+from casekit.tracks.ngsolve.solvers.linalg import Direct, Factor, MeanFree, pressure_constant
 from casekit.tracks.ngsolve.solvers.problem import Problem
 
 
@@ -33,23 +35,58 @@ def flow(p: Problem) -> tuple[Any, dict[str, Any]]:
     (u, pr), (v, q) = trial[:2], test[:2]
     target = float(p.spec["pde"]["params"][form.viscosity])
     nu = ng.Parameter(max(target, 1.0) if form.convective else target)
-    residual = (nu * ng.InnerProduct(ng.Grad(u), ng.Grad(v)) - pr * ng.div(v) - q * ng.div(u)
-                - ng.InnerProduct(p.forcing(), v)) * ng.dx
-    if form.convective:
-        residual += ng.InnerProduct(ng.Grad(u) * u, v) * ng.dx
-    if pinned:
-        lam, mu = trial[2], test[2]
-        residual += (pr * mu + q * lam) * ng.dx
-    natural = p.natural(u, v)
-    a = ng.BilinearForm(X)
-    a += residual + natural if natural is not None else residual
+    robin, data = p.natural_parts(u, v)
+
+    def residual(f: Any, with_data: bool) -> Any:
+        terms = (nu * ng.InnerProduct(ng.Grad(u), ng.Grad(v)) - pr * ng.div(v) - q * ng.div(u)
+                 - ng.InnerProduct(f, v)) * ng.dx
+        if form.convective:
+            terms += ng.InnerProduct(ng.Grad(u) * u, v) * ng.dx
+        if pinned:
+            lam, mu = trial[2], test[2]
+            terms += (pr * mu + q * lam) * ng.dx
+        a = ng.BilinearForm(X)
+        a += terms
+        for term in (robin, data if with_data else None):
+            if term is not None:
+                a += term
+        return a
+
+    factor: Factor = Direct
+    if pinned:  # the multiplier eliminated from the factorisation (MeanFree: the same solution)
+        factor = partial(MeanFree, multiplier=X.Range(2).start, constant=pressure_constant(X, 1))
+
+    a, jacobian = residual(p.forcing(), True), residual(p.zero(p.dim), False)  # see Problem.newton
     gfx = ng.GridFunction(X)
     p.set_dirichlet(gfx.components[0])
+    solve = partial(p.newton, a, gfx, spd=False, jacobian=jacobian, factor=factor)  # a saddle point
+    if not form.convective:
+        return gfx.components[0], {"dofs": X.ndof, "newton_iterations": solve(linear=True), "factorizations": 1}
+    # as the DOLFINx track: Newton's first step from rest at the viscosity max(nu, 1) (the Stokes
+    # solution but for the convection of the boundary data), then Newton at nu itself; only if that
+    # fails, continuation in the viscosity from max(nu, 1) down by factors of 4
     levels = [target]
-    while form.convective and levels[0] < 1.0:
+    while levels[0] < 1.0:
         levels.insert(0, min(1.0, levels[0] * 4))
-    iterations = 0
-    for level in levels:
-        nu.Set(level)
-        iterations += p.newton(a, gfx, linear=not form.convective, spd=False)  # a saddle point
-    return gfx.components[0], {"dofs": X.ndof, "newton_iterations": iterations, "continuation_levels": len(levels)}
+    nu.Set(levels[0])
+    iterations = solve(linear=True)
+    start = gfx.vec.CreateVector()
+    start.data = gfx.vec
+    nu.Set(target)
+    try:
+        iterations += solve(max_iterations=DIRECT_ITERATIONS if len(levels) > 1 else None)
+        done = 1
+    except RuntimeError:
+        if len(levels) == 1:
+            raise
+        gfx.vec.data = start
+        for level in levels:
+            nu.Set(level)
+            iterations += solve()
+        done = len(levels)
+    return gfx.components[0], {"dofs": X.ndof, "newton_iterations": iterations, "continuation_levels": done,
+                               "factorizations": p.factorizations}
+
+
+#: Newton steps at the target viscosity before falling back to continuation (the DOLFINx track's)
+DIRECT_ITERATIONS = 10

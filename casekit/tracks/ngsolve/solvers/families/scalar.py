@@ -54,23 +54,33 @@ def scalar(p: Problem) -> tuple[Any, dict[str, Any]]:
     def kappa_at(t: Any) -> Any:
         return co["kappa"] if t is p.t else _at(p, co["kappa"], t)
 
-    def S_op(w: Any, t: Any) -> Any:
-        """The terms of the spatial residual that act on w."""
+    def S_op(w: Any, t: Any, part: str = "all") -> Any:
+        """The terms of the spatial residual that act on w (``part``: "linear" ones, "nonlinear"
+        ones -- reaction, Burgers -- or "all"), each its own integral."""
         kappa = kappa_at(t)
-        form = kappa * ng.grad(w) * ng.grad(v) * ng.dx
-        if "c" in co:
-            form += co["c"] * w * v * ng.dx
-        if "beta" in co:
-            form += ng.InnerProduct(co["beta"], ng.grad(w)) * v * ng.dx
-        if "reaction" in co:
-            form += p.param(co["reaction"], {"u": w}, t) * v * ng.dx
-        if "burgers" in co:
-            form += w * ng.InnerProduct(co["burgers"], ng.grad(w)) * v * ng.dx
-        if supg:
-            strong = -kappa * _laplacian(w, order) + ng.InnerProduct(co["beta"], ng.grad(w))
-            form += tau(kappa) * ng.InnerProduct(co["beta"], ng.grad(v)) * strong * ng.dx
-        robin, _ = p.natural_parts(w, v, t)
-        return form + robin if robin is not None else form
+        terms = []
+        if part != "nonlinear":
+            terms.append(kappa * ng.grad(w) * ng.grad(v) * ng.dx)
+            if "c" in co:
+                terms.append(co["c"] * w * v * ng.dx)
+            if "beta" in co:
+                terms.append(ng.InnerProduct(co["beta"], ng.grad(w)) * v * ng.dx)
+        if part != "linear":
+            if "reaction" in co:
+                terms.append(p.param(co["reaction"], {"u": w}, t) * v * ng.dx)
+            if "burgers" in co:
+                terms.append(w * ng.InnerProduct(co["burgers"], ng.grad(w)) * v * ng.dx)
+        if part != "nonlinear":
+            if supg:
+                strong = -kappa * _laplacian(w, order) + ng.InnerProduct(co["beta"], ng.grad(w))
+                terms.append(tau(kappa) * ng.InnerProduct(co["beta"], ng.grad(v)) * strong * ng.dx)
+            robin, _ = p.natural_parts(w, v, t)
+            if robin is not None:
+                terms.append(robin)
+        form = terms[0]
+        for term in terms[1:]:
+            form += term
+        return form
 
     def S_src(t: Any) -> Any:
         """The data terms of the spatial residual (forcing, its SUPG part, boundary data)."""
@@ -88,10 +98,11 @@ def scalar(p: Problem) -> tuple[Any, dict[str, Any]]:
     info: dict[str, Any] = {"dofs": fes.ndof, "newton_iterations": 0}
     if not p.transient:
         p.set_dirichlet(gfu)
-        a = ng.BilinearForm(fes)
+        a, jacobian = ng.BilinearForm(fes), ng.BilinearForm(fes)
         a += S_op(u, p.t) + S_src(p.t)
-        info["newton_iterations"] = p.newton(a, gfu, linear, spd=spd)
-        return gfu, info
+        jacobian += S_op(u, p.t)  # a's integrals on u without the data ones (see Problem.newton)
+        info["newton_iterations"] = p.newton(a, gfu, linear, spd=spd, jacobian=jacobian)
+        return gfu, {**info, "factorizations": p.factorizations}
     n, dt = p.time_steps()
     t_old = ng.Parameter(p.t0)
     gfu.Set(p.cf(p.spec["ic"]["u"], t=t_old))
@@ -99,51 +110,92 @@ def scalar(p: Problem) -> tuple[Any, dict[str, Any]]:
     u_n.vec.data = gfu.vec
     u_nm1.vec.data = gfu.vec
     # each scheme's residual is N(u) + d: N acts on the new state (the Newton form; for a linear
-    # problem with time-independent coefficients its matrix is factorised once), d holds what is
-    # known at the step: terms on old states and the data S_src, each assembled once per step
-    # (not per Newton iteration), the data at t_old taken from the step before
-    schemes = {
-        "backward_euler": (u / dt * v * ng.dx + S_op(u, p.t), -u_n / dt * v * ng.dx, 1.0, 0.0),
-        "crank_nicolson": (u / dt * v * ng.dx + 0.5 * S_op(u, p.t), -u_n / dt * v * ng.dx + 0.5 * S_op(u_n, t_old),
-                           0.5, 0.5),
-        "bdf2": (1.5 * u / dt * v * ng.dx + S_op(u, p.t), (-2.0 * u_n + 0.5 * u_nm1) / dt * v * ng.dx, 1.0, 0.0),
-    }
-    source = p.step_data(ng.LinearForm(S_src(p.t)))  # at t0
+    # problem with time-independent coefficients its matrix is factorised once, and a nonlinear
+    # one's linear terms are a matrix assembled once, beside a form of its nonlinear terms), d holds
+    # what is known at the step: terms on old states and the data S_src, each assembled once per
+    # step (not per Newton iteration), the data at t_old taken from the step before
+    def operator(kind: str, part: str = "all") -> Any:
+        spatial = S_op(u, p.t, part)
+        if kind == "crank_nicolson":
+            spatial = 0.5 * spatial
+        if part == "nonlinear":
+            return spatial
+        return (1.5 * u if kind == "bdf2" else u) / dt * v * ng.dx + spatial
+
+    #: the weights of the data at the new time and at the old one
+    weights = {"backward_euler": (1.0, 0.0), "crank_nicolson": (0.5, 0.5), "bdf2": (1.0, 0.0)}
+    old = OldStates(fes, dt, u_n, u_nm1, ng.LinearForm(-u_n / dt * v * ng.dx + 0.5 * S_op(u_n, t_old)))
+    source = p.step_data(ng.LinearForm(S_src(p.t)), *(_operator_values(p) if supg else []))  # at t0
     d = gfu.vec.CreateVector()
-    fixed_operator = linear and not _time_dependent_operator(p)
+    fixed_operator = not _time_dependent_operator(p)
     forms: dict[str, tuple[Any, Any]] = {}
     for step in range(1, n + 1):
         t_old.Set(p.t0 + (step - 1) * dt)
         p.t.Set(p.t0 + step * dt)
         kind = "crank_nicolson" if p.settings.scheme == "bdf2" and step == 1 else p.settings.scheme
-        operator, known, w_now, w_before = schemes[kind]
-        if kind not in forms:
-            forms[kind] = (ng.BilinearForm(operator.Compile()), ng.LinearForm(known))
-        a, state = forms[kind]
-        state.Assemble()
+        w_now, w_before = weights[kind]
+        if kind not in forms:  # BDF2's Crank-Nicolson start is not solved again: free its factorisation
+            for ended, _ in forms.values():
+                p.release(ended)
+            split = not linear and fixed_operator
+            forms[kind] = (ng.BilinearForm(operator(kind, "nonlinear" if split else "all").Compile()),
+                           ng.BilinearForm(operator(kind, "linear").Compile()) if split else None)
+        a, linear_part = forms[kind]
+        old.terms(kind, d)
         source.advance()
-        d.data = state.vec + w_now * source.now
+        d.data += w_now * source.now
         if w_before:
             d.data += w_before * source.before
         gfu.vec.data = u_n.vec
         p.set_dirichlet(gfu)
-        if fixed_operator:
+        if linear and fixed_operator:
             info["newton_iterations"] += p.linear_step(a, gfu, d, spd=spd)
         else:
-            info["newton_iterations"] += p.newton(a, gfu, linear, d, spd=spd)
+            info["newton_iterations"] += p.newton(a, gfu, linear, d, spd=spd, linear_part=linear_part)
         u_nm1.vec.data = u_n.vec
         u_n.vec.data = gfu.vec
     info["time_steps"] = n
+    info["factorizations"] = p.factorizations
     return gfu, info
 
 
-def _time_dependent_operator(p: Problem) -> bool:
-    """Whether a coefficient of the operator (diffusion, convection, wavenumber) varies in time."""
+class OldStates:
+    """A step's terms on the old states, as a vector.  Backward Euler's and BDF2's are mass terms:
+    one mass matrix, assembled once, applied to the old states (the integration rule of
+    ``u_n v dx``, so the linear form's vector to rounding, for a thousandth of its assembly);
+    Crank-Nicolson's hold the operator on the old state, a linear form assembled per step (a
+    matrix's rule for its diffusion would differ from the form's)."""
+
+    def __init__(self, fes: Any, dt: float, u_n: Any, u_nm1: Any, crank_nicolson: Any) -> None:
+        u, v = fes.TnT()
+        self.mass = ng.BilinearForm(u * v * ng.dx).Assemble()
+        self.dt, self.u_n, self.u_nm1, self.crank_nicolson = dt, u_n, u_nm1, crank_nicolson
+        self.work = u_n.vec.CreateVector()
+
+    def terms(self, kind: str, out: Any) -> None:
+        if kind == "crank_nicolson":
+            self.crank_nicolson.Assemble()
+            out.data = self.crank_nicolson.vec
+            return
+        if kind == "bdf2":
+            self.work.data = (-2.0 / self.dt) * self.u_n.vec + (0.5 / self.dt) * self.u_nm1.vec
+        else:
+            self.work.data = (-1.0 / self.dt) * self.u_n.vec
+        out.data = self.mass.mat * self.work
+
+
+def _operator_values(p: Problem) -> list[Any]:
+    """The case_spec values of the operator's coefficients (diffusion, convection, wavenumber)."""
     form = form_of(p.spec["pde"]["type"])
     assert isinstance(form, Scalar)
     params = p.spec["pde"].get("params", {})
     names = (form.diffusion, form.convection, form.wavenumber)
-    return p.depends_on_time(*(params[name] for name in names if name and name in params))
+    return [params[name] for name in names if name and name in params]
+
+
+def _time_dependent_operator(p: Problem) -> bool:
+    """Whether a coefficient of the operator (diffusion, convection, wavenumber) varies in time."""
+    return p.depends_on_time(*_operator_values(p))
 
 
 def _at(p: Problem, cf: Any, t: Any) -> Any:
