@@ -16,7 +16,11 @@ its draw, so that the next import skips that draw and releases the next clean on
 listed for any rejection that another draw may not have (:data:`casekit.build.pipeline.REDRAWN`):
 answerable, and also a calibration too coarse for its drawn solution (reaction-diffusion siblings
 whose time rates made backward Euler's error at the record's step 2-4 %) -- the import then skips
-every draw as fast (casekit.authoring.sibling.clean_sibling).
+every draw as fast (casekit.authoring.sibling.clean_sibling).  A record without a manufactured
+solution is listed too when the build cannot certify its numerical reference
+(:data:`casekit.build.pipeline.UNCERTIFIED`: a ladder whose gaps do not shrink, as on five Stokes
+flows with re-entrant corners, or a calibration that stays far from it): its sibling's manufactured
+solution needs no ladder.
 
 Only an entry of the source as it is now and of the current acceptance rules counts (a rejection
 of earlier rules is built again first).  A *built* entry is audited for the rule that came after
@@ -31,7 +35,8 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from casekit.authoring.sibling import drawn
-from casekit.build.pipeline import ANSWERABLE, NEAR_A_TAYLOR, REDRAWN, REJECTION_RULES, TAYLOR_GATED_RULES
+from casekit.build.pipeline import (ANSWERABLE, NEAR_A_TAYLOR, REDRAWN, REJECTION_RULES, TAYLOR_GATED_RULES,
+                                    UNCERTIFIED)
 from casekit.build.shards import Area, Source
 from casekit.errors import CasekitError
 from casekit.importers.replacements import Replacements
@@ -58,7 +63,7 @@ def answerable(area: Area, sources: Iterable[Source], tracks: Iterable[str], job
         if entry.get("status") == "built":
             reason = next(audited) if needs_audit(entry) else None
         else:
-            reason = entry["reason"] if (is_redrawn(entry) if draw is not None else is_answerable(entry)) else None
+            reason = entry["reason"] if (is_redrawn(entry) if draw is not None else is_replaced(entry, s.data)) else None
         if reason is None or s.id in listed:
             continue
         listed.add(s.id)
@@ -105,6 +110,12 @@ def near_taylor(entry: dict[str, Any]) -> str | None:
 def is_answerable(entry: dict[str, Any]) -> bool:
     """A committed rejection, under the current rules, that says the case needs no solve."""
     return _rejected(entry, ANSWERABLE)
+
+
+def is_replaced(entry: dict[str, Any], source: dict[str, Any]) -> bool:
+    """A committed rejection of a record (not a sibling) for which a sibling replaces it: answerable,
+    or, for a record without a manufactured solution, a reference the build cannot certify."""
+    return is_answerable(entry) or ("manufactured_solution" not in source and _rejected(entry, UNCERTIFIED))
 
 
 def is_redrawn(entry: dict[str, Any]) -> bool:

@@ -175,6 +175,13 @@ TARGET_OUT_OF_RANGE = "a target's calibration is out of its sanity range"
 #: another sibling draw may well pass (its time rates, its shapes, its size are its own), so a
 #: sibling so rejected is drawn again (casekit.build.answerable)
 REDRAWN = (*ANSWERABLE, TOO_COARSE, OUT_OF_RANGE, TARGET_OUT_OF_RANGE)
+#: how the rejection of a numerical reference whose ladder does not converge begins
+GAPS_DO_NOT_SHRINK = "refinement gaps do not shrink"
+#: the rejections of a case without a manufactured solution whose numerical reference the build
+#: cannot certify (its ladder does not converge; the calibration, refined as far as the rules allow,
+#: stays far from it): the record cannot be released as it is, and a sibling, whose manufactured
+#: solution needs no ladder, replaces it (casekit.build.answerable)
+UNCERTIFIED = (GAPS_DO_NOT_SHRINK, TOO_COARSE, OUT_OF_RANGE)
 #: refinement gaps at or below this are round-off: the levels agree exactly
 ROUND_OFF = 1e-10
 
@@ -333,7 +340,7 @@ class CaseBuild:
                 raise Rejected("rejected", f"{EXACT_AT_EVERY_LEVEL} to round-off (g01={refinement['g01']:.1e}, "
                                f"g12={refinement['g12']:.1e}): its solution lies in the calibration's discrete space")
             if not refinement["g12"] < refinement["g01"]:
-                raise Rejected("rejected", f"refinement gaps do not shrink: g01={refinement['g01']:.3e}, "
+                raise Rejected("rejected", f"{GAPS_DO_NOT_SHRINK}: g01={refinement['g01']:.3e}, "
                                f"g12={refinement['g12']:.3e}")
         o.e_base, o.t_base = e_base, cal["runtime"]
         limit = (source.reference.max_e_base if source.reference and source.reference.max_e_base

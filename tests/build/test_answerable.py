@@ -13,7 +13,7 @@ from casekit import yamlio
 from casekit.authoring.sibling import SIBLING_NOTES
 from casekit.build import shards
 from casekit.build.answerable import answerable
-from casekit.build.pipeline import NEAR_A_SPAN, REJECTION_RULES
+from casekit.build.pipeline import GAPS_DO_NOT_SHRINK, NEAR_A_SPAN, REJECTION_RULES
 from casekit.cli import app
 from casekit.errors import UsageError
 from casekit.importers import replacements
@@ -29,15 +29,18 @@ def _entry(s: shards.Source, reason: str, rules: int = REJECTION_RULES, status: 
 
 def test_cases_rejected_as_answerable_are_listed_by_anchor_for_the_import(tmp_path: Path) -> None:
     """Listed: a case rejected (current rules) because its reference lies near a span -- a
-    numerical or a kept manufactured one as its record, a sibling by its draw.  Not listed: a
-    rejection of earlier rules (built again first), one of an edited source, a rejection for
-    another reason.  --write adds them to the replace file and keeps what it held."""
+    numerical or a kept manufactured one as its record, a sibling by its draw; a numerical record
+    whose reference the build cannot certify (a calibration too coarse for it, a ladder whose gaps
+    do not shrink).  Not listed: a rejection of earlier rules (built again first), one of an edited
+    source, a manufactured record rejected for another reason.  --write adds them to the replace
+    file and keeps what it held."""
     cases = tmp_path / "cases"
     numerical = build_source("heat", "unit_square", {}, 1)
     made = {}
     for name, manufactured, status in (("leaky", False, "kept"), ("own", True, "kept"), ("drawn", True, "replaced"),
                                        ("old_rules", False, "kept"), ("edited", False, "kept"),
-                                       ("coarse", False, "kept")):
+                                       ("coarse", False, "kept"), ("coarse_own", True, "kept"),
+                                       ("gaps", False, "kept")):
         src = json.loads(json.dumps(numerical))
         src["id"] = f"heat_{name}"
         src["provenance"] = {"anchor": f"anchor_{name}", "status": status, "why": ""}
@@ -56,7 +59,9 @@ def test_cases_rejected_as_answerable_are_listed_by_anchor_for_the_import(tmp_pa
                         ("drawn", _entry(sources["heat_drawn"], span)),
                         ("old_rules", _entry(sources["heat_old_rules"], span, rules=REJECTION_RULES - 1)),
                         ("edited", {**_entry(sources["heat_edited"], span), "source_key": "another"}),
-                        ("coarse", _entry(sources["heat_coarse"], "the calibration error e_base=0.3 is not below"))):
+                        ("coarse", _entry(sources["heat_coarse"], "the calibration error e_base=0.3 is not below")),
+                        ("coarse_own", _entry(sources["heat_coarse_own"], "the calibration error e_base=0.3 is not")),
+                        ("gaps", _entry(sources["heat_gaps"], f"{GAPS_DO_NOT_SHRINK}: g01=5.3e-03, g12=6.4e-03"))):
         path = area.entry_path("dolfinx", "heat", f"heat_{name}")
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(entry))
@@ -67,12 +72,13 @@ def test_cases_rejected_as_answerable_are_listed_by_anchor_for_the_import(tmp_pa
                                  "--json"])
     assert result.exit_code == 0, result.output
     found = json.loads(result.output)
-    assert sorted(found) == ["anchor_drawn", "anchor_leaky", "anchor_own"]
+    assert sorted(found) == ["anchor_coarse", "anchor_drawn", "anchor_gaps", "anchor_leaky", "anchor_own"]
+    assert found["anchor_gaps"].startswith(GAPS_DO_NOT_SHRINK)
     assert found["anchor_leaky"].startswith(span) and found["anchor_own"].startswith(span)
     assert list(found["anchor_drawn"]) == ["draws"] and found["anchor_drawn"]["draws"]["7"].startswith(span)
     assert json.loads(listed.read_text()) == {
         "anchor_earlier": "found by an earlier build", "anchor_leaky": found["anchor_leaky"],
-        "anchor_own": found["anchor_own"],
+        "anchor_own": found["anchor_own"], "anchor_coarse": found["anchor_coarse"], "anchor_gaps": found["anchor_gaps"],
         "anchor_drawn": {"draws": {"3": "an earlier draw", "7": found["anchor_drawn"]["draws"]["7"]}}}
     assert replacements.read(listed).rejected_draws("anchor_drawn") == {3: "an earlier draw",
                                                                          7: found["anchor_drawn"]["draws"]["7"]}
