@@ -52,7 +52,8 @@ def solve(case_spec: dict[str, Any], settings: dict[str, Any]) -> None:
     u, info = FAMILY_SOLVERS.get(case_spec["pde"]["type"])(p)
     grid = OutputGrid(case_spec)
     values = p.sample(u, grid.points[grid.inside])
-    info = {"degree": p.settings.degree, "resolution": p.settings.cells_across, "cells": p.mesh.ne, **info}
+    info = {"degree": p.settings.degree, "resolution": p.settings.cells_across, "cells": p.mesh.ne, **info,
+            **p.linear_solver_info()}
     if case_spec.get("targets"):
         from casekit.solvers.targets import write
         from casekit.tracks.ngsolve.solvers.targets import compute
