@@ -27,4 +27,7 @@ __all__ = ["app", "main"]
 
 
 def main() -> None:
-    app()
+    from casekit.cli.signals import interrupt_on_sigterm
+
+    with interrupt_on_sigterm():  # a killed command runs its cleanup (staging directories, workers)
+        app()
