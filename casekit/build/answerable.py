@@ -35,8 +35,7 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from casekit.authoring.sibling import drawn
-from casekit.build.pipeline import (ANSWERABLE, NEAR_A_TAYLOR, REDRAWN, REJECTION_RULES, TAYLOR_GATED_RULES,
-                                    UNCERTIFIED)
+from casekit.build.pipeline import ANSWERABLE, NEAR_A_TAYLOR, REDRAWN, REJECTION_RULES, TAYLOR_GATED_RULES, UNCERTIFIED
 from casekit.build.shards import Area, Source
 from casekit.errors import CasekitError
 from casekit.importers.replacements import Replacements
@@ -63,7 +62,8 @@ def answerable(area: Area, sources: Iterable[Source], tracks: Iterable[str], job
         if entry.get("status") == "built":
             reason = next(audited) if needs_audit(entry) else None
         else:
-            reason = entry["reason"] if (is_redrawn(entry) if draw is not None else is_replaced(entry, s.data)) else None
+            listable = is_redrawn(entry) if draw is not None else is_replaced(entry, s.data)
+            reason = entry["reason"] if listable else None
         if reason is None or s.id in listed:
             continue
         listed.add(s.id)

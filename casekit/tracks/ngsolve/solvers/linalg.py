@@ -5,9 +5,9 @@ A linear system is solved by a factorisation (:class:`Direct`, or a family's own
 side for one assembled operator: a linear problem's one step) that is large, which is solved as the
 DOLFINx track solves it (:func:`krylov`): on a 3-D mesh, or above :data:`DIRECT_LIMIT` unknowns
 when symmetric positive definite, by a Krylov method with an NGSolve preconditioner
-(:class:`Krylov`, :func:`preconditioner_for`).  Every solve is checked: the residual it leaves on the free dofs must be at most
-max(1e3 rtol, 1e-8) of what it started from; a Krylov solve that does not meet this is replaced by
-the direct factorisation, and a direct solve that does not is an error naming the system and the
+(:class:`Krylov`, :func:`preconditioner_for`).  Every solve is checked: the residual it leaves
+on the free dofs must be at most max(1e3 rtol, 1e-8) of what it started from; a Krylov solve that
+does not meet this is replaced by the direct factorisation, and a direct solve that does not is an error naming the system and the
 method -- a solve that did not solve is never a field.
 """
 

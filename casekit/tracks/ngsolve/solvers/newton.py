@@ -29,8 +29,17 @@ import ngsolve as ng
 import numpy as np
 
 from casekit.solvers.settings import SolveSettings
-from casekit.tracks.ngsolve.solvers.linalg import (Direct, Factor, Krylov, Solver, check_residual, free_mask, krylov,
-                                                   norm, preconditioner_for)
+from casekit.tracks.ngsolve.solvers.linalg import (
+    Direct,
+    Factor,
+    Krylov,
+    Solver,
+    check_residual,
+    free_mask,
+    krylov,
+    norm,
+    preconditioner_for,
+)
 
 #: a step of the kept factorisation is taken when it brings the residual down to at most this
 #: fraction of what it was (a new Jacobian's step is taken instead otherwise), and the
