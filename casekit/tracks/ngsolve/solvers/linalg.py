@@ -7,8 +7,8 @@ DOLFINx track solves it (:func:`krylov`): on a 3-D mesh, or above :data:`DIRECT_
 when symmetric positive definite, by a Krylov method with an NGSolve preconditioner
 (:class:`Krylov`, :func:`preconditioner_for`).  Every solve is checked: the residual it leaves
 on the free dofs must be at most max(1e3 rtol, 1e-8) of what it started from; a Krylov solve that
-does not meet this is replaced by the direct factorisation, and a direct solve that does not is an error naming the system and the
-method -- a solve that did not solve is never a field.
+does not meet this is replaced by the direct factorisation, and a direct solve that does not is an
+error naming the system and the method -- a solve that did not solve is never a field.
 """
 
 from __future__ import annotations
