@@ -70,7 +70,8 @@ def test_the_code_digest_leaves_out_only_the_sandbox_runtime_of_the_tracks() -> 
 
 def test_no_derivation_imports_the_packages_the_digest_leaves_out() -> None:
     """Deriving sources of every family (authored and imported) in a fresh process imports none of
-    :data:`derivation_cache.NOT_DERIVATION` (else an edit there could change a key unseen)."""
+    :data:`derivation_cache.NOT_DERIVATION` and no module of the tracks' sandbox runtime that
+    registering the tracks had not imported (else an edit there could change a key unseen)."""
     import subprocess
     import sys
 
@@ -78,11 +79,14 @@ def test_no_derivation_imports_the_packages_the_digest_leaves_out() -> None:
         "import sys, glob\n"
         "from pathlib import Path\n"
         "from casekit.build.shards import derive_key\n"
+        "from casekit.build.derivation_cache import sandbox_only\n"
+        "before = sandbox_only()\n"
         "for family in sorted(p.name for p in Path('cases').iterdir() if p.is_dir() and p.name != 'pdeagent-bench'):\n"
         "    for pattern in (f'cases/{family}/*.yaml', f'cases/pdeagent-bench/{family}/*.yaml'):\n"
         "        files = sorted(glob.glob(pattern))\n"
         "        if files:\n"
         "            derive_key(Path(files[0]))\n"
+        "assert sandbox_only() == before, sorted(str(p) for p in before - sandbox_only())\n"
         "print(sorted({m.split('.')[1] for m in sys.modules if m.startswith('casekit.')}))\n")
     repo = Path(__file__).resolve().parents[2]
     done = subprocess.run([sys.executable, "-c", script], cwd=repo, capture_output=True, text=True, timeout=1200,
