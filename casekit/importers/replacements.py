@@ -5,7 +5,7 @@ reads it.  A JSON object keyed by the input's record ids; each value is either
 
 * a string -- the record's own data were found answerable (its numerical reference lies in the
   span of what the agent sees, an inverter passes), or, for a record without a manufactured
-  solution, the build could not certify its numerical reference (casekit.build.pipeline.UNCERTIFIED):
+  solution, the build could not certify its numerical reference (casekit.build.pipeline.uncertified):
   the import releases a sibling instead; or
 * an object ``{"record": why (optional), "draws": {"<k>": why, ...}}`` -- the record is released as
   a sibling and the build found sibling draw ``k`` answerable (a drawn solution the validator
