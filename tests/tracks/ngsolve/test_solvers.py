@@ -257,3 +257,30 @@ def test_a_krylov_solve_that_fails_its_check_falls_back_to_the_factorisation(kry
     assert info["linear_iterations"] == 1 and "relative residual" in info.get("fallback", ""), info
     direct, capped = np.array(runs["direct"]["u"]), np.array(runs["capped"]["u"])
     assert np.linalg.norm(capped - direct) <= 1e-12 * np.linalg.norm(direct)
+
+
+_WHOLE_POWERS = """
+    import json
+    import numpy as np, ngsolve as ng
+    from casekit.expr.syntax import as_tree
+    from casekit.tracks.ngsolve.solvers.coefficients import to_cfs
+
+    mesh = ng.Mesh(ng.unit_square.GenerateMesh(maxh=0.3))
+    fes = ng.H1(mesh, order=1)
+    u, v = fes.TnT()
+    out = {}
+    for text in ("u**3.0", "u**3"):
+        (cf,) = to_cfs([as_tree(text, variables=("x", "y", "t"), params=("u",))], (ng.x, ng.y, ng.z), symbols={"u": u})
+        a = ng.BilinearForm(cf * v * ng.dx)
+        gfu = ng.GridFunction(fes)
+        gfu.Set(-1.0)
+        a.AssembleLinearization(gfu.vec)
+        out[text] = bool(np.all(np.isfinite(a.mat.AsVector().FV().NumPy())))
+    print(json.dumps(out))
+"""
+
+
+def test_a_whole_number_written_as_a_float_is_an_integer_power(tmp_path: Path) -> None:
+    """u**3.0 linearises at a negative u as u**3 does (NGSolve's real power differentiates to NaN
+    there: a reaction written with a float exponent broke Newton)."""
+    assert run(_WHOLE_POWERS, tmp_path) == {"u**3.0": True, "u**3": True}

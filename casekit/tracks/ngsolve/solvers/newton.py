@@ -138,9 +138,16 @@ class Newton:
         self.factorizations += 1
         return self.solver  # type: ignore[return-value]
 
+    def free(self) -> None:
+        """Drop the factorisation and the matrices (the scheme has ended); counts and the Krylov
+        solves' record stay."""
+        self.solver = self.matrix = self._sum = self._linear = None
+
     def linear(self, gfu: Any, data: Any = None) -> int:
-        """The one step of a linear problem, checked: the residual A w - r of its solve on the free
-        dofs (:func:`~casekit.tracks.ngsolve.solvers.linalg.check_residual`)."""
+        """One Newton step, checked: the residual r - J w of its linear solve on the free dofs
+        (:func:`~casekit.tracks.ngsolve.solvers.linalg.check_residual`).  For a linear problem the
+        step is the solution; Navier-Stokes takes it as its first step from rest, so the form's own
+        residual after it is not zero and cannot be the check."""
         u = gfu.vec
         r, w, after = u.CreateVector(), u.CreateVector(), u.CreateVector()
         self.residual(u, data, r)
@@ -150,7 +157,7 @@ class Newton:
             self.linear_iterations += solver.iterations
             self.fallback = solver.fallback or self.fallback
         u.data -= w
-        after.data = r - self.matrix * w  # the residual at u - w
+        after.data = r - self.matrix * w  # the linear solve's residual
         self.solver = self.matrix = None
         check_residual(self.what, solver.method, self.mask, after, (r, data), self.settings.rtol, self.spd)
         return 1

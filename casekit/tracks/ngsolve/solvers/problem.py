@@ -166,10 +166,12 @@ class Problem:
         return self._newtons[id(a)]
 
     def release(self, a: Any) -> None:
-        """Forget the Newton of the form ``a`` and its factorisation (a scheme that has ended)."""
+        """Forget the Newton of the form ``a`` and free its factorisation and matrices (a scheme
+        that has ended); what its Krylov solves did stays for the solver info."""
         newton = self._newtons.pop(id(a), None)
         if newton is not None:
             self._released += newton.factorizations
+            newton.free()
             self._released_krylov.append(newton)
 
     @property
