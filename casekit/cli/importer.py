@@ -215,8 +215,10 @@ def _convert_all(file: Path, convert: Any, staging: Path, notes: Counter[str], r
         drawn = siblings.get(i)
         if drawn is not None and drawn[0] is not None:
             src, attempt, _ = drawn
+            what = "record cannot be released as it is" if i in answered else \
+                "record's manufactured solution cannot be released"
             entry["notes"].append({"class": "replaced", "text": f"replaced by a sibling (draw {attempt}): the "
-                                   f"record's manufactured solution cannot be released ({why})"})
+                                   f"{what} ({why})"})
             provenance = {"anchor": entry["original_id"], "status": "replaced", "why": why}
             notes["replaced"] += 1
         elif problems:  # a repaired case is committed clean, or not at all
