@@ -188,6 +188,9 @@ def dataset_status(
     area: Path = typer.Option(..., "--area", help=AREA_HELP),
     exclude: list[Path] = typer.Option([], "--exclude", help=EXCLUDE_HELP),
     tracks: str = typer.Option("dolfinx", "--tracks", help="Comma-separated tracks (the first is primary)."),
+    prune: bool = typer.Option(False, "--prune", help="Delete the committed entries of cases that are not among "
+                               "the sources (an import that no longer releases them), on the tracks named: "
+                               "the numbers and the release count only the sources' cases. Commit the deletion."),
     as_json: bool = json_option("the status"),
 ) -> None:
     """Every family (a shard) with its cases done in the repository and to build per track, the
@@ -212,6 +215,12 @@ def dataset_status(
         else:
             unusable[t] = why
     st = status(Area(area), sources, idents)
+    if prune:
+        for t, ids in st.orphans.items():
+            for case_id in ids:
+                for f in Area(area).remove(t, case_id):
+                    console.print(f"removed {f}", markup=False)
+        st = status(Area(area), sources, idents)
     primary = names[0]
     if as_json:
         print_json({"tracks": names, "unusable": unusable, "complete": {t.name: st.complete(t.name) for t in idents},

@@ -449,3 +449,25 @@ def test_a_reference_level_may_take_more_cpu_time_than_a_calibration_solve() -> 
     ref = opts.reference_limits()
     assert ref.cpu == 600 * REFERENCE_CPU_FACTOR and ref.timeout_sec == opts.limits.timeout_sec * REFERENCE_CPU_FACTOR
     assert opts.limits.cpu == 600 and REFERENCE_CPU_FACTOR > 1
+
+
+def test_dataset_status_prunes_the_entries_of_cases_no_longer_among_the_sources(built: dict, tmp_path: Path) -> None:
+    """A re-import that no longer releases a case leaves its committed entry behind (dataset
+    numbers counted ten such Burgers entries): --prune deletes the entry and its files, and only
+    those."""
+    from casekit.cli import app
+
+    cases, area = _copy(built, tmp_path)
+    gone = cases / "poisson" / f"{CASES[0]}.yaml"
+    gone.unlink()
+    before = sorted(p.name for p in (area.root / "dolfinx" / "poisson").iterdir())
+    assert any(n.startswith(CASES[0] + ".") for n in before)
+    r = CliRunner().invoke(app, ["dataset", "status", str(cases), "--area", str(area.root), "--json"])
+    assert json.loads(r.stdout)["orphans"]["dolfinx"] == [CASES[0]]  # listed, not touched
+    assert sorted(p.name for p in (area.root / "dolfinx" / "poisson").iterdir()) == before
+    r = CliRunner().invoke(app, ["dataset", "status", str(cases), "--area", str(area.root), "--prune"])
+    assert f"removed {area.root / 'dolfinx' / 'poisson' / (CASES[0] + '.json')}" in r.output, r.output
+    after = sorted(p.name for p in (area.root / "dolfinx" / "poisson").iterdir())
+    assert after == [n for n in before if not n.startswith(CASES[0] + ".")] and after
+    r = CliRunner().invoke(app, ["dataset", "status", str(cases), "--area", str(area.root), "--json"])
+    assert json.loads(r.stdout)["orphans"]["dolfinx"] == []
