@@ -212,6 +212,8 @@ def uncertified(reason: str) -> bool:
     except (ValueError, IndexError):
         return False
     return math.isfinite(e_base) and e_base < WRONG_FIELD
+
+
 #: refinement gaps at or below this are round-off: the levels agree exactly
 ROUND_OFF = 1e-10
 
