@@ -44,7 +44,7 @@ DATASET = {"name": "pdeagent-bench-repaired", "sources": "cases/pdeagent-bench",
            "about": "cases/pdeagent-bench/README.md"}
 #: every track the dataset is built on; dolfinx is primary (every case is built on it); the sample tracks
 #: (casekit.build.sample.SAMPLE_TRACKS: deal.II, Firedrake) are built and released on their stratified sample
-DATASET_TRACKS = "dolfinx,dealii,firedrake,ngsolve"
+DATASET_TRACKS = "dolfinx,dealii,firedrake,ngsolve,numpy"
 #: further sets of cases released beside the imported one, each as its own configurations (casekit package
 #: --subset NAME=DIR): the authored sample -- cases/<family>/*.yaml outside cases/pdeagent-bench -- with its own
 #: committed build area; its shards are named NAME.SHARD (authored.heat, authored.all.1of3)

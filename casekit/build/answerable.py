@@ -18,9 +18,9 @@ answerable, and also a calibration too coarse for its drawn solution (reaction-d
 whose time rates made backward Euler's error at the record's step 2-4 %) -- the import then skips
 every draw as fast (casekit.authoring.sibling.clean_sibling).  A record without a manufactured
 solution is listed too when the build cannot certify its numerical reference
-(:data:`casekit.build.pipeline.UNCERTIFIED`: a ladder whose gaps do not shrink, as on five Stokes
-flows with re-entrant corners, or a calibration that stays far from it): its sibling's manufactured
-solution needs no ladder.
+(:func:`casekit.build.pipeline.uncertified`: a ladder whose gaps do not shrink, as on five Stokes
+flows with re-entrant corners, or a calibration that stays far from it after the refinements the
+rules allow) and no track read built it: its sibling's manufactured solution needs no ladder.
 
 Only an entry of the source as it is now and of the current acceptance rules counts (a rejection
 of earlier rules is built again first).  A *built* entry is audited for the rule that came after
@@ -35,8 +35,7 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from casekit.authoring.sibling import drawn
-from casekit.build.pipeline import (ANSWERABLE, NEAR_A_TAYLOR, REDRAWN, REJECTION_RULES, TAYLOR_GATED_RULES,
-                                    UNCERTIFIED)
+from casekit.build.pipeline import ANSWERABLE, NEAR_A_TAYLOR, REDRAWN, REJECTION_RULES, TAYLOR_GATED_RULES, uncertified
 from casekit.build.shards import Area, Source
 from casekit.errors import CasekitError
 from casekit.importers.replacements import Replacements
@@ -57,13 +56,16 @@ def answerable(area: Area, sources: Iterable[Source], tracks: Iterable[str], job
             if entry is not None and entry.get("source_key") == s.source_key:
                 found.append((s, track, entry))
     audited = iter(_audit([e for _, _, e in found if needs_audit(e)], jobs))
+    built = {s.id for s, _, e in found if e.get("status") == "built"}  # a track certified its reference
     listed: set[str] = set()  # a source is listed by the first of its tracks that rejects it
     for s, track, entry in found:
         draw = drawn(s.data)
         if entry.get("status") == "built":
             reason = next(audited) if needs_audit(entry) else None
         else:
-            reason = entry["reason"] if (is_redrawn(entry) if draw is not None else is_replaced(entry, s.data)) else None
+            listable = is_redrawn(entry) if draw is not None else (
+                is_answerable(entry) or (s.id not in built and is_replaced(entry, s.data)))
+            reason = entry["reason"] if listable else None
         if reason is None or s.id in listed:
             continue
         listed.add(s.id)
@@ -114,8 +116,10 @@ def is_answerable(entry: dict[str, Any]) -> bool:
 
 def is_replaced(entry: dict[str, Any], source: dict[str, Any]) -> bool:
     """A committed rejection of a record (not a sibling) for which a sibling replaces it: answerable,
-    or, for a record without a manufactured solution, a reference the build cannot certify."""
-    return is_answerable(entry) or ("manufactured_solution" not in source and _rejected(entry, UNCERTIFIED))
+    or, for a record without a manufactured solution, a reference the build cannot certify
+    (:func:`casekit.build.pipeline.uncertified`)."""
+    return is_answerable(entry) or (not source.get("manufactured_solution") and _rejected(entry, ())
+                                    and uncertified(str(entry.get("reason", ""))))
 
 
 def is_redrawn(entry: dict[str, Any]) -> bool:
@@ -124,5 +128,7 @@ def is_redrawn(entry: dict[str, Any]) -> bool:
 
 
 def _rejected(entry: dict[str, Any], reasons: tuple[str, ...]) -> bool:
+    """A rejection under the current rules whose reason begins with one of ``reasons`` (any, when
+    there are none)."""
     return (entry.get("status") == "rejected" and entry.get("rules", 1) == REJECTION_RULES
-            and str(entry.get("reason", "")).startswith(reasons))
+            and (not reasons or str(entry.get("reason", "")).startswith(reasons)))

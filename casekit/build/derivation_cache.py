@@ -8,10 +8,12 @@ is a function of the source file and of casekit's code alone, so it is cached un
 both: the file's bytes and every file of the casekit package and its data directories.  Any edit
 to casekit -- derivation, validation, a template -- changes the digest, so a key is never served
 for code that would derive differently; the cache is only a machine's, never committed, and
-deleting it costs time only.  The one part left out is what only runs inside the sandbox: each
-track's solver package (``casekit/tracks/<track>/solvers``), less any of its modules that casekit
-itself imports (deal.II's table of target kinds): a solver edit, which the build's entries key by
-the track's code hash, no longer makes 597 sources derive again (10-30 minutes).
+deleting it costs time only.  Left out is code no derivation runs: what only runs inside the
+sandbox -- each track's solver package (``casekit/tracks/<track>/solvers``), less any of its
+modules that casekit itself imports (deal.II's table of target kinds) -- and the packages of
+:data:`NOT_DERIVATION` (the command line, the Inspect AI task, reports): a solver or CLI edit, which
+the build's entries key by the track's code hash or not at all, no longer makes 597 sources
+derive again (10-30 minutes).
 
 ``CASEKIT_CACHE_DIR`` moves it (default ``~/.cache/casekit``); ``CASEKIT_DERIVATION_CACHE=0``
 turns it off.
@@ -21,9 +23,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
-import sys
 from functools import cache
 from pathlib import Path
 
@@ -33,6 +35,9 @@ from casekit.jsonio import atomic_write_text, dumps, read_json
 PARALLEL_FROM = 8
 #: files of the package (and of its data directories) that the digest covers
 _SUFFIXES = (".py", ".json", ".j2", ".yaml", ".yml")
+#: casekit's packages that no derivation imports (tests/build/test_derivation_cache.py derives a
+#: sample of every family in a fresh process and checks that none of them was imported)
+NOT_DERIVATION = ("cli", "inspect", "report")
 
 
 def cache_dir() -> Path:
@@ -59,6 +64,8 @@ def code_digest() -> str:
         if not any(d.is_relative_to(r) for r in roots):
             roots.append(d)
     skipped = sandbox_only()
+    package = roots[0]
+    skipped |= {f.resolve() for name in NOT_DERIVATION for f in (package / name).rglob("*") if f.is_file()}
     for root in roots:
         for f in sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in _SUFFIXES
                         and "__pycache__" not in p.parts and p.resolve() not in skipped):

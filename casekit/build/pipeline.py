@@ -81,11 +81,21 @@ class BuildOptions:
         return Limits(timeout_sec=WALL_BACKSTOP * cpu, cpu_sec=cpu, memory_mb=memory_mb)
 
     def reference_limits(self) -> Limits:
-        return dataclasses.replace(self.limits, memory_mb=max(self.limits.memory_mb, self.reference_memory_mb or 0))
+        """A reference level's limits: more memory (``reference_memory_mb``) and
+        :data:`REFERENCE_CPU_FACTOR` times a calibration solve's CPU time (and wall backstop)."""
+        cpu = self.limits.cpu * REFERENCE_CPU_FACTOR
+        return dataclasses.replace(self.limits, memory_mb=max(self.limits.memory_mb, self.reference_memory_mb or 0),
+                                   cpu_sec=cpu, timeout_sec=self.limits.timeout_sec * REFERENCE_CPU_FACTOR)
 
 
 #: a build solve's wall-clock limit over its CPU-time limit (:meth:`BuildOptions.solve_limits`)
 WALL_BACKSTOP = 8.0
+#: a reference level's CPU-time limit over a calibration solve's: its levels are finer in space and
+#: time than the calibration the build may refine (PDEAgent-Bench's reference resolutions, steps
+#: 2^3 finer): reaction_diffusion_no_exact_oscillatory_rhs_cubic's L2 (P2 at 368 cells across,
+#: 960 BDF2 steps) needs about 2000 s of CPU and was killed at the 600 s of a calibration solve.
+#: Still a bound: casekit's own solvers, but never unbounded time
+REFERENCE_CPU_FACTOR = 4
 
 
 @dataclass
@@ -177,11 +187,33 @@ TARGET_OUT_OF_RANGE = "a target's calibration is out of its sanity range"
 REDRAWN = (*ANSWERABLE, TOO_COARSE, OUT_OF_RANGE, TARGET_OUT_OF_RANGE)
 #: how the rejection of a numerical reference whose ladder does not converge begins
 GAPS_DO_NOT_SHRINK = "refinement gaps do not shrink"
-#: the rejections of a case without a manufactured solution whose numerical reference the build
-#: cannot certify (its ladder does not converge; the calibration, refined as far as the rules allow,
-#: stays far from it): the record cannot be released as it is, and a sibling, whose manufactured
-#: solution needs no ladder, replaces it (casekit.build.answerable)
-UNCERTIFIED = (GAPS_DO_NOT_SHRINK, TOO_COARSE, OUT_OF_RANGE)
+#: how a too-coarse rejection says why the calibration was not refined further: the refinements its
+#: shortfall needs exceed the rules' count, or the reference's L1 would not be finer -- properties of
+#: the case -- or the refined run would take too long on this machine, which is not (its wall time)
+REFUSED_BY_COUNT = " more refinement(s), each halving e_base"
+REFUSED_BY_LEVEL = "the calibration cannot be refined to "
+REFUSED_BY_TIME = " a refined calibration may take"
+
+
+def uncertified(reason: str) -> bool:
+    """Whether a rejection says the build cannot certify a numerical reference for the case as it
+    is: its ladder does not converge, or its calibration stays far from it after the refinements
+    the rules allow (refused by count or by the ladder, not by this machine's speed) with an error
+    below :data:`WRONG_FIELD` (a larger one may be a solve that did not solve: a solver's defect,
+    not the case's).  A record without a manufactured solution so rejected cannot be released as it
+    is, and a sibling, whose manufactured solution needs no ladder, replaces it
+    (casekit.build.answerable)."""
+    if reason.startswith(GAPS_DO_NOT_SHRINK):
+        return True
+    if not reason.startswith(TOO_COARSE) or not (REFUSED_BY_COUNT in reason or REFUSED_BY_LEVEL in reason):
+        return False
+    try:
+        e_base = float(reason[len(TOO_COARSE):].split()[0])
+    except (ValueError, IndexError):
+        return False
+    return math.isfinite(e_base) and e_base < WRONG_FIELD
+
+
 #: refinement gaps at or below this are round-off: the levels agree exactly
 ROUND_OFF = 1e-10
 
@@ -370,19 +402,19 @@ class CaseBuild:
         calibration must stay the coarsest level of its ladder)."""
         needed = math.ceil(math.log2(coarse.shortfall)) if coarse.shortfall > 1 else 1
         if needed > MAX_REFINEMENTS - done:
-            return (f" (refining the calibration would take about {needed} more refinement(s), each halving "
-                    f"e_base; at most {MAX_REFINEMENTS} in all, {done} done)")
+            return (f" (refining the calibration would take about {needed}{REFUSED_BY_COUNT}; at most "
+                    f"{MAX_REFINEMENTS} in all, {done} done)")
         grow = 2 ** (self.d.dim / 2) * (2 if self.settings.get("dt") is not None else 1)  # cells, steps
         projected = coarse.runtime * grow ** needed
         if projected > REFINE_SECONDS:
             return (f" (refining the calibration about {needed} time(s) would take about {projected:.0f} s per run, "
-                    f"over the {REFINE_SECONDS:.0f} s a refined calibration may take)")
+                    f"over the {REFINE_SECONDS:.0f} s{REFUSED_BY_TIME})")
         finer = refine(self.settings)
         levels = self.source.reference.levels if self.source.reference and not self.source.manufactured else []
         if levels:
             l1 = SolveSettings.from_dict(levels[0])
             if not coarser(SolveSettings.from_dict(finer), l1):
-                return (f" (the calibration cannot be refined to {_level(finer)}: its reference level L1 "
+                return (f" ({REFUSED_BY_LEVEL}{_level(finer)}: its reference level L1 "
                         f"{_level(l1.to_dict())} would not be finer)")
         return finer
 

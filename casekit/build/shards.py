@@ -271,6 +271,18 @@ class Area:
                 return None  # an interrupted rewrite or a damaged file: the case is built again
         return dict(entry)
 
+    def remove(self, track: str, case_id: str) -> list[Path]:
+        """Delete the committed entry ``case_id`` of ``track`` and its files (``<id>.json`` and
+        ``<id>.*`` beside it); the paths removed, for the caller to commit."""
+        gone = []
+        for family in sorted(p for p in (self.root / track).iterdir() if p.is_dir()):
+            entry = family / f"{case_id}.json"
+            if entry.is_file():
+                for f in [entry, *sorted(family.glob(f"{case_id}.*.npz"))]:
+                    f.unlink()
+                    gone.append(f)
+        return gone
+
     def entries(self, track: str) -> dict[str, dict[str, Any]]:
         """Every entry of ``track`` by id (intact or not), for listings."""
         out = {}

@@ -27,4 +27,12 @@ __all__ = ["app", "main"]
 
 
 def main() -> None:
-    app()
+    from casekit.cli.signals import TERMINATED, interrupt_on_sigterm, terminated
+
+    with interrupt_on_sigterm():  # a killed command runs its cleanup (staging directories, workers)
+        try:
+            app()
+        except (SystemExit, KeyboardInterrupt):
+            if terminated():  # ended by SIGTERM, cleaned up: say so, not click's "Aborted!" status 1
+                raise SystemExit(TERMINATED) from None
+            raise

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -25,6 +23,7 @@ from casekit.cli.app import (
 )
 from casekit.cli.output import table
 from casekit.cli.progress import Display
+from casekit.cli.signals import interrupt_on_sigterm
 from casekit.errors import UsageError
 
 if TYPE_CHECKING:
@@ -78,7 +77,7 @@ def build(
     with Display(f"build ({track})", console_err, unit="cases") as display:
         display.start(len(files))
         try:
-            with _interrupt_on_sigterm():  # a cancelled job stops its workers and runs as Ctrl-C does
+            with interrupt_on_sigterm():  # a cancelled job stops its workers and runs as Ctrl-C does
                 outcomes = run_build(
                     paths, opts, jobs, executor=executor_options(executor, scheduler, jobs), prune=prune,
                     progress=lambda case, stage: display.note(f"{case}: {stage}"),
@@ -143,26 +142,6 @@ def _done(display: Display, o: CaseOutcome, seconds: bool = False) -> None:
     display.advance([status], line=f"{o.case_id}: {status}{took}" + (f" ({detail})" if detail else ""))
 
 
-@contextmanager
-def _interrupt_on_sigterm() -> Iterator[None]:
-    """SIGTERM raises KeyboardInterrupt while the build runs (the caller's handler is restored:
-    an in-process caller such as a test runner keeps its own)."""
-    import signal
-
-    def interrupt(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    try:
-        previous = signal.signal(signal.SIGTERM, interrupt)
-    except ValueError:  # not the main thread: signals are the caller's business
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
 dataset_app = command_group("A dataset build whose progress lives in the repository: shards, their "
                           "committed records, packaging from them.")
 app.add_typer(dataset_app, name="dataset")
@@ -209,6 +188,9 @@ def dataset_status(
     area: Path = typer.Option(..., "--area", help=AREA_HELP),
     exclude: list[Path] = typer.Option([], "--exclude", help=EXCLUDE_HELP),
     tracks: str = typer.Option("dolfinx", "--tracks", help="Comma-separated tracks (the first is primary)."),
+    prune: bool = typer.Option(False, "--prune", help="Delete the committed entries of cases that are not among "
+                               "the sources (an import that no longer releases them), on the tracks named: "
+                               "the numbers and the release count only the sources' cases. Commit the deletion."),
     as_json: bool = json_option("the status"),
 ) -> None:
     """Every family (a shard) with its cases done in the repository and to build per track, the
@@ -233,6 +215,12 @@ def dataset_status(
         else:
             unusable[t] = why
     st = status(Area(area), sources, idents)
+    if prune:
+        for t, ids in st.orphans.items():
+            for case_id in ids:
+                for f in Area(area).remove(t, case_id):
+                    console.print(f"removed {f}", markup=False)
+        st = status(Area(area), sources, idents)
     primary = names[0]
     if as_json:
         print_json({"tracks": names, "unusable": unusable, "complete": {t.name: st.complete(t.name) for t in idents},
@@ -321,7 +309,7 @@ def dataset_build(
 
     with Display(f"dataset build ({track})", console_err, unit="cases") as display:
         try:
-            with _interrupt_on_sigterm():
+            with interrupt_on_sigterm():
                 result = build_shard(committed_area, sources, spec, opts, jobs,
                                      executor=executor_options(executor, scheduler, jobs), retry_failed=retry_failed,
                                      announce=announce, progress=lambda case, stage: display.note(f"{case}: {stage}"),

@@ -31,9 +31,10 @@ def import_cases(
     jobs: int = jobs_option(os.cpu_count() or 1, "Processes that validate the repaired cases."),
     replace: Path | None = typer.Option(None, "--replace", metavar="FILE",
                                         help="Replace file (casekit dataset answerable --write): records that a "
-                                        "build found answerable without solving are replaced by siblings like "
-                                        "records whose solution leaks, and sibling draws it found answerable are "
-                                        "skipped for the next clean one (with --repair)."),
+                                        "build found answerable without solving, or whose numerical reference it "
+                                        "could not certify, are replaced by siblings like records whose solution "
+                                        "leaks, and sibling draws it rejected are skipped for the next clean one "
+                                        "(with --repair)."),
     only: list[str] = typer.Option([], "--only", metavar="ID",
                                    help="Re-import only these records (record ids as in FILE, repeatable) into "
                                    "an OUT that an earlier import wrote: their sources and report entries are "
@@ -197,10 +198,10 @@ def _convert_all(file: Path, convert: Any, staging: Path, notes: Counter[str], r
     if unknown and only is None:
         raise UsageError(f"--replace names records that {file} does not hold: {', '.join(unknown[:5])}",
                          valid="record ids as the input file gives them")
-    answered = {}  # index -> why: found answerable by a build, otherwise clean: its solution cannot be released
+    answered = {}  # index -> why a build cannot release it (answerable, uncertified), otherwise clean: replaced
     for i, (entry, _, _) in enumerate(kept):
         if entry["original_id"] in replaced.records and not findings[i]:
-            answered[i] = f"a build found it answerable without solving: {replaced.records[entry['original_id']]}"
+            answered[i] = f"a build cannot release it as it is: {replaced.records[entry['original_id']]}"
             findings[i] = [f"{SOLUTION_POINTER}: {answered[i]}"]
     # a record whose only findings are its manufactured solution's (it can be read from the agent
     # view) is replaced by a sibling: the same problem with a new solution (casekit.authoring.sibling)
@@ -214,8 +215,10 @@ def _convert_all(file: Path, convert: Any, staging: Path, notes: Counter[str], r
         drawn = siblings.get(i)
         if drawn is not None and drawn[0] is not None:
             src, attempt, _ = drawn
+            what = "record cannot be released as it is" if i in answered else \
+                "record's manufactured solution cannot be released"
             entry["notes"].append({"class": "replaced", "text": f"replaced by a sibling (draw {attempt}): the "
-                                   f"record's manufactured solution cannot be released ({why})"})
+                                   f"{what} ({why})"})
             provenance = {"anchor": entry["original_id"], "status": "replaced", "why": why}
             notes["replaced"] += 1
         elif problems:  # a repaired case is committed clean, or not at all

@@ -1,10 +1,12 @@
-"""The replace file: records (and drawn siblings) a dataset build found answerable without solving.
+"""The replace file: records (and drawn siblings) a dataset build cannot release as they are.
 
 ``casekit dataset answerable --write FILE`` writes it, ``casekit import --repair --replace FILE``
 reads it.  A JSON object keyed by the input's record ids; each value is either
 
 * a string -- the record's own data were found answerable (its numerical reference lies in the
-  span of what the agent sees, an inverter passes): the import releases a sibling instead; or
+  span of what the agent sees, an inverter passes), or, for a record without a manufactured
+  solution, the build could not certify its numerical reference (casekit.build.pipeline.uncertified):
+  the import releases a sibling instead; or
 * an object ``{"record": why (optional), "draws": {"<k>": why, ...}}`` -- the record is released as
   a sibling and the build found sibling draw ``k`` answerable (a drawn solution the validator
   passed but whose solve lies near a span of the visible data at the case's own threshold): the

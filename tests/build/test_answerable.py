@@ -13,7 +13,14 @@ from casekit import yamlio
 from casekit.authoring.sibling import SIBLING_NOTES
 from casekit.build import shards
 from casekit.build.answerable import answerable
-from casekit.build.pipeline import GAPS_DO_NOT_SHRINK, NEAR_A_SPAN, REJECTION_RULES
+from casekit.build.pipeline import (
+    GAPS_DO_NOT_SHRINK,
+    NEAR_A_SPAN,
+    REFUSED_BY_COUNT,
+    REFUSED_BY_TIME,
+    REJECTION_RULES,
+    TOO_COARSE,
+)
 from casekit.cli import app
 from casekit.errors import UsageError
 from casekit.importers import replacements
@@ -30,17 +37,20 @@ def _entry(s: shards.Source, reason: str, rules: int = REJECTION_RULES, status: 
 def test_cases_rejected_as_answerable_are_listed_by_anchor_for_the_import(tmp_path: Path) -> None:
     """Listed: a case rejected (current rules) because its reference lies near a span -- a
     numerical or a kept manufactured one as its record, a sibling by its draw; a numerical record
-    whose reference the build cannot certify (a calibration too coarse for it, a ladder whose gaps
-    do not shrink).  Not listed: a rejection of earlier rules (built again first), one of an edited
-    source, a manufactured record rejected for another reason.  --write adds them to the replace
-    file and keeps what it held."""
+    whose reference the build cannot certify (a ladder whose gaps do not shrink; a calibration too
+    coarse for it after the refinements the rules allow).  Not listed: a rejection of earlier rules
+    (built again first), one of an edited source, a manufactured record rejected for another
+    reason, a numerical one whose refinement this machine's speed refused or whose error says the
+    solve may not have solved, and one another track built (certified).  --write adds them to the
+    replace file and keeps what it held."""
     cases = tmp_path / "cases"
     numerical = build_source("heat", "unit_square", {}, 1)
     made = {}
     for name, manufactured, status in (("leaky", False, "kept"), ("own", True, "kept"), ("drawn", True, "replaced"),
                                        ("old_rules", False, "kept"), ("edited", False, "kept"),
                                        ("coarse", False, "kept"), ("coarse_own", True, "kept"),
-                                       ("gaps", False, "kept")):
+                                       ("gaps", False, "kept"), ("slow", False, "kept"), ("wrong", False, "kept"),
+                                       ("certified", False, "kept")):
         src = json.loads(json.dumps(numerical))
         src["id"] = f"heat_{name}"
         src["provenance"] = {"anchor": f"anchor_{name}", "status": status, "why": ""}
@@ -54,22 +64,34 @@ def test_cases_rejected_as_answerable_are_listed_by_anchor_for_the_import(tmp_pa
     sources = {s.id: s for s in shards.read_sources([cases])}
     area = shards.Area(tmp_path / "area")
     span = f"{NEAR_A_SPAN}2.05e-05 of the forcing span (led by forcing.f@t=0): 0.000155 x tau_acc"
+    coarse = (f"{TOO_COARSE}{{e:.3e}} is not below 0.05: the calibration settings are too coarse for this case "
+              f"(refining the calibration would take about 4{REFUSED_BY_COUNT}; at most 3 in all, 0 done)")
+    gaps = f"{GAPS_DO_NOT_SHRINK}: g01=5.3e-03, g12=6.4e-03"
     for name, entry in (("leaky", _entry(sources["heat_leaky"], span)),
                         ("own", _entry(sources["heat_own"], span)),
                         ("drawn", _entry(sources["heat_drawn"], span)),
                         ("old_rules", _entry(sources["heat_old_rules"], span, rules=REJECTION_RULES - 1)),
                         ("edited", {**_entry(sources["heat_edited"], span), "source_key": "another"}),
-                        ("coarse", _entry(sources["heat_coarse"], "the calibration error e_base=0.3 is not below")),
-                        ("coarse_own", _entry(sources["heat_coarse_own"], "the calibration error e_base=0.3 is not")),
-                        ("gaps", _entry(sources["heat_gaps"], f"{GAPS_DO_NOT_SHRINK}: g01=5.3e-03, g12=6.4e-03"))):
+                        ("coarse", _entry(sources["heat_coarse"], coarse.format(e=0.3))),
+                        ("coarse_own", _entry(sources["heat_coarse_own"], coarse.format(e=0.3))),
+                        ("gaps", _entry(sources["heat_gaps"], gaps)),
+                        ("slow", _entry(sources["heat_slow"], f"{TOO_COARSE}3.000e-01 is not below 0.05: the "
+                                        f"calibration settings are too coarse for this case (refining the calibration "
+                                        f"about 2 time(s) would take about 400 s per run, over the 120 s"
+                                        f"{REFUSED_BY_TIME})")),
+                        ("wrong", _entry(sources["heat_wrong"], coarse.format(e=0.9))),
+                        ("certified", _entry(sources["heat_certified"], gaps))):
         path = area.entry_path("dolfinx", "heat", f"heat_{name}")
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(entry))
+    other = area.entry_path("ngsolve", "heat", "heat_certified")  # another track built it
+    other.parent.mkdir(parents=True, exist_ok=True)
+    other.write_text(json.dumps(_entry(sources["heat_certified"], "", status="built")))
     listed = tmp_path / "replace.json"
     listed.write_text(json.dumps({"anchor_earlier": "found by an earlier build",
                                   "anchor_drawn": {"draws": {"3": "an earlier draw"}}}))
     result = runner.invoke(app, ["dataset", "answerable", str(cases), "--area", str(area.root), "--write", str(listed),
-                                 "--json"])
+                                 "--tracks", "dolfinx,ngsolve", "--json"])
     assert result.exit_code == 0, result.output
     found = json.loads(result.output)
     assert sorted(found) == ["anchor_coarse", "anchor_drawn", "anchor_gaps", "anchor_leaky", "anchor_own"]

@@ -66,3 +66,32 @@ def test_the_code_digest_leaves_out_only_the_sandbox_runtime_of_the_tracks() -> 
     dealii = TRACKS.get("dealii").directory() / "solvers" / "targets.py"
     assert dealii.resolve() not in skipped  # imported by the deal.II track's registration
     assert not any("derive" in p.name or "validate" in p.parts for p in skipped)
+
+
+def test_no_derivation_imports_the_packages_the_digest_leaves_out() -> None:
+    """Deriving sources of every family (authored and imported) in a fresh process imports none of
+    :data:`derivation_cache.NOT_DERIVATION` and no module of the tracks' sandbox runtime that
+    registering the tracks had not imported (else an edit there could change a key unseen)."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys, glob\n"
+        "from pathlib import Path\n"
+        "from casekit.build.shards import derive_key\n"
+        "from casekit.build.derivation_cache import sandbox_only\n"
+        "before = sandbox_only()\n"
+        "for family in sorted(p.name for p in Path('cases').iterdir() if p.is_dir() and p.name != 'pdeagent-bench'):\n"
+        "    for pattern in (f'cases/{family}/*.yaml', f'cases/pdeagent-bench/{family}/*.yaml'):\n"
+        "        files = sorted(glob.glob(pattern))\n"
+        "        if files:\n"
+        "            derive_key(Path(files[0]))\n"
+        "assert sandbox_only() == before, sorted(str(p) for p in before - sandbox_only())\n"
+        "print(sorted({m.split('.')[1] for m in sys.modules if m.startswith('casekit.')}))\n")
+    repo = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", script], cwd=repo, capture_output=True, text=True, timeout=1200,
+                          env={**__import__("os").environ, "CASEKIT_DERIVATION_CACHE": "0"})
+    assert done.returncode == 0, done.stderr[-2000:]
+    loaded = set(eval(done.stdout.strip().splitlines()[-1]))
+    assert "derive" in loaded and "expr" in loaded  # it derived
+    assert not loaded & set(derivation_cache.NOT_DERIVATION), loaded & set(derivation_cache.NOT_DERIVATION)

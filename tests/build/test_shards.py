@@ -435,4 +435,39 @@ def test_reference_solves_get_their_share_of_the_machine_not_the_solve_limit(mon
     assert BuildOptions(Path("b"), limits=Limits(memory_mb=9000), reference_memory_mb=7000).reference_limits(
         ).memory_mb == 9000
     monkeypatch.setattr(machine, "available_memory_mb", lambda: None)
-    assert run.reference_memory_mb(2) is None and BuildOptions(Path("b")).reference_limits() == Limits()
+    plain = BuildOptions(Path("b")).reference_limits()
+    assert run.reference_memory_mb(2) is None and plain.memory_mb == Limits().memory_mb
+
+
+def test_a_reference_level_may_take_more_cpu_time_than_a_calibration_solve() -> None:
+    """A reference level is finer than any calibration the build runs (an L2 of 960 BDF2 steps at
+    P2 on 368 cells across needed about 2000 s of CPU and was killed at the solve limit of 600 s):
+    it gets REFERENCE_CPU_FACTOR times the CPU time and the wall backstop, still a bound."""
+    from casekit.build.pipeline import REFERENCE_CPU_FACTOR, BuildOptions
+
+    opts = BuildOptions(Path("b"), limits=BuildOptions.solve_limits(600, 4096))
+    ref = opts.reference_limits()
+    assert ref.cpu == 600 * REFERENCE_CPU_FACTOR and ref.timeout_sec == opts.limits.timeout_sec * REFERENCE_CPU_FACTOR
+    assert opts.limits.cpu == 600 and REFERENCE_CPU_FACTOR > 1
+
+
+def test_dataset_status_prunes_the_entries_of_cases_no_longer_among_the_sources(built: dict, tmp_path: Path) -> None:
+    """A re-import that no longer releases a case leaves its committed entry behind (dataset
+    numbers counted ten such Burgers entries): --prune deletes the entry and its files, and only
+    those."""
+    from casekit.cli import app
+
+    cases, area = _copy(built, tmp_path)
+    gone = cases / "poisson" / f"{CASES[0]}.yaml"
+    gone.unlink()
+    before = sorted(p.name for p in (area.root / "dolfinx" / "poisson").iterdir())
+    assert any(n.startswith(CASES[0] + ".") for n in before)
+    r = CliRunner().invoke(app, ["dataset", "status", str(cases), "--area", str(area.root), "--json"])
+    assert json.loads(r.stdout)["orphans"]["dolfinx"] == [CASES[0]]  # listed, not touched
+    assert sorted(p.name for p in (area.root / "dolfinx" / "poisson").iterdir()) == before
+    r = CliRunner().invoke(app, ["dataset", "status", str(cases), "--area", str(area.root), "--prune"])
+    assert f"removed {area.root / 'dolfinx' / 'poisson' / (CASES[0] + '.json')}" in r.output, r.output
+    after = sorted(p.name for p in (area.root / "dolfinx" / "poisson").iterdir())
+    assert after == [n for n in before if not n.startswith(CASES[0] + ".")] and after
+    r = CliRunner().invoke(app, ["dataset", "status", str(cases), "--area", str(area.root), "--json"])
+    assert json.loads(r.stdout)["orphans"]["dolfinx"] == []

@@ -202,3 +202,85 @@ def test_navier_stokes_falls_back_to_continuation_and_finds_the_same_field(tmp_p
     assert direct["levels"] == 1 and one["levels"] > 1, out
     a, b = np.array(direct["u"]), np.array(one["u"])
     assert np.linalg.norm(a - b) <= 1e-8 * np.linalg.norm(a)
+
+
+_KRYLOV = """
+    import json
+    import numpy as np
+    from casekit.tracks.ngsolve.solvers import FAMILY_SOLVERS, linalg, newton
+    from casekit.tracks.ngsolve.solvers.problem import Problem
+
+    krylov, out = newton.krylov, {}
+    for name in ("poisson", "helmholtz"):
+        spec = json.load(open(f"{name}.json"))
+        runs = {}
+        for mode in ("direct", "krylov", "capped"):
+            newton.krylov = (lambda *args: False) if mode == "direct" else krylov
+            linalg.CG_MAX_IT = linalg.GMRES_MAX_IT = 1 if mode == "capped" else 500
+            p = Problem(spec, {"degree": 2, "cells_across": 6})
+            u, _ = FAMILY_SOLVERS.get(spec["pde"]["type"])(p)
+            runs[mode] = {"u": list(u.vec.FV().NumPy()), "info": p.linear_solver_info()}
+        out[name] = runs
+    print(json.dumps(out))
+"""
+
+
+@pytest.fixture(scope="module")
+def krylov_runs(tmp_path_factory: pytest.TempPathFactory) -> dict:  # type: ignore[type-arg]
+    """A 3-D P2 Poisson (SPD: CG) and Helmholtz (GMRES) calibration solved three ways: factorised,
+    by the Krylov path, and by it with an iteration cap of one."""
+    tmp_path = tmp_path_factory.mktemp("krylov")
+    for family in ("poisson", "helmholtz"):
+        src = build_source(family, "unit_cube", {}, 1)
+        (tmp_path / f"{family}.json").write_text(json.dumps(derive(CaseSource.from_dict(src)).case_spec()))
+    return run(_KRYLOV, tmp_path)
+
+
+@pytest.mark.parametrize("family", ["poisson", "helmholtz"])
+def test_a_3d_system_solved_once_goes_through_the_krylov_path_to_the_direct_field(krylov_runs: dict,  # type: ignore[type-arg]
+                                                                                  family: str) -> None:
+    runs = krylov_runs[family]
+    info = runs["krylov"]["info"]
+    assert info["preconditioner"] == "multigrid" and info["linear_iterations"] > 1, info
+    assert "fallback" not in info, info
+    assert runs["direct"]["info"] == {}
+    direct, krylov = np.array(runs["direct"]["u"]), np.array(runs["krylov"]["u"])
+    assert np.linalg.norm(krylov - direct) <= 1e-8 * np.linalg.norm(direct)
+
+
+@pytest.mark.parametrize("family", ["poisson", "helmholtz"])
+def test_a_krylov_solve_that_fails_its_check_falls_back_to_the_factorisation(krylov_runs: dict,  # type: ignore[type-arg]
+                                                                            family: str) -> None:
+    """One iteration cannot meet the residual check: the factorisation solves instead, and says so."""
+    runs = krylov_runs[family]
+    info = runs["capped"]["info"]
+    assert info["linear_iterations"] == 1 and "relative residual" in info.get("fallback", ""), info
+    direct, capped = np.array(runs["direct"]["u"]), np.array(runs["capped"]["u"])
+    assert np.linalg.norm(capped - direct) <= 1e-12 * np.linalg.norm(direct)
+
+
+_WHOLE_POWERS = """
+    import json
+    import numpy as np, ngsolve as ng
+    from casekit.expr.syntax import as_tree
+    from casekit.tracks.ngsolve.solvers.coefficients import to_cfs
+
+    mesh = ng.Mesh(ng.unit_square.GenerateMesh(maxh=0.3))
+    fes = ng.H1(mesh, order=1)
+    u, v = fes.TnT()
+    out = {}
+    for text in ("u**3.0", "u**3"):
+        (cf,) = to_cfs([as_tree(text, variables=("x", "y", "t"), params=("u",))], (ng.x, ng.y, ng.z), symbols={"u": u})
+        a = ng.BilinearForm(cf * v * ng.dx)
+        gfu = ng.GridFunction(fes)
+        gfu.Set(-1.0)
+        a.AssembleLinearization(gfu.vec)
+        out[text] = bool(np.all(np.isfinite(a.mat.AsVector().FV().NumPy())))
+    print(json.dumps(out))
+"""
+
+
+def test_a_whole_number_written_as_a_float_is_an_integer_power(tmp_path: Path) -> None:
+    """u**3.0 linearises at a negative u as u**3 does (NGSolve's real power differentiates to NaN
+    there: a reaction written with a float exponent broke Newton)."""
+    assert run(_WHOLE_POWERS, tmp_path) == {"u**3.0": True, "u**3": True}

@@ -1,7 +1,8 @@
 """NGSolve calibration and reference solvers (run inside the sandbox, NGSolve 6.2).
 
 ``solve(case_spec, settings)`` meshes the case's domain with netgen from the domain registry's
-geometry (curved cells on the exact curves), runs the solver of the family's *kind of form*
+geometry (curved cells on the exact curves; a plain rectangle or box as NGSolve's own structured
+grid, ``structured.py``), runs the solver of the family's *kind of form*
 (``casekit.solvers.forms``: one module per kind under ``families/``), samples the result on the
 evaluation grid with the exact-domain mask and writes ``solution.npz`` and ``meta.json`` (and
 ``targets.json`` when the case asks for target values: ``targets``) -- the contract of an agent's
@@ -52,7 +53,8 @@ def solve(case_spec: dict[str, Any], settings: dict[str, Any]) -> None:
     u, info = FAMILY_SOLVERS.get(case_spec["pde"]["type"])(p)
     grid = OutputGrid(case_spec)
     values = p.sample(u, grid.points[grid.inside])
-    info = {"degree": p.settings.degree, "resolution": p.settings.cells_across, "cells": p.mesh.ne, **info}
+    info = {"degree": p.settings.degree, "resolution": p.settings.cells_across, "cells": p.mesh.ne, **info,
+            **p.linear_solver_info()}
     if case_spec.get("targets"):
         from casekit.solvers.targets import write
         from casekit.tracks.ngsolve.solvers.targets import compute

@@ -69,8 +69,9 @@ _BINARY: dict[str, Callable[[Any, Any], Any]] = {
 
 def _power(base: Any, exponent: Any, node: Node) -> Any:
     e = node.args[1]
-    if e.op == "num" and isinstance(e.value, int):
-        n = int(e.value)
+    if e.op == "num" and float(e.value).is_integer():  # type: ignore[arg-type]
+        # u**3.0 as u**3: NGSolve's real power differentiates to NaN at a negative base
+        n = int(e.value)  # type: ignore[arg-type]
         return 1.0 / base ** (-n) if n < 0 else base**n
     if isinstance(exponent, float) and exponent == 0.5 and not isinstance(base, float):
         return ng.sqrt(base)

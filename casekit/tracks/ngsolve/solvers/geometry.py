@@ -4,7 +4,8 @@ The geometry is the registry's own (the same loops of lines and circular arcs, t
 tags, the periodic pairs the case uses): lines become OCC segments, circular and elliptic arcs trimmed
 OCC ellipses (a closed curve two halves), holes are cut from the outer face, and every edge is named by the tag of the
 piece it lies on.  netgen meshes it, and ``Mesh.Curve`` makes the cells follow the exact curves.
-The unit cube is an OCC box with its faces named as the registry's.
+The unit cube is an OCC box with its faces named as the registry's.  A rectangle or box without
+holes, periodic sides or refine points is not sent to netgen at all: :mod:`.structured` grids it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from netgen import occ
 from casekit.domains import resolve
 from casekit.domains.geometry import Arc, Box, EllipticArc, Line
 from casekit.tracks.ngsolve.solvers import MESHING_2D
+from casekit.tracks.ngsolve.solvers.structured import structured_mesh
 
 AXES = {0: occ.X, 1: occ.Y, 2: occ.Z}
 
@@ -97,15 +99,20 @@ def shape(case_spec: dict[str, Any]) -> tuple[Any, int, float]:
 
 
 def mesh(case_spec: dict[str, Any], cells_across: int, order: int) -> Any:
-    """The netgen mesh of the domain, h = diameter / cells_across (2-D: optimised by
+    """The mesh of the domain, h = diameter / cells_across: a structured grid of a rectangle or
+    box (:func:`~.structured.structured_mesh`), else netgen's (2-D: optimised by
     :data:`MESHING_2D`), curved to ``order``."""
     import ngsolve
 
+    dom = case_spec["domain"]
+    geometry = resolve(dom["type"], dom["geometry_params"], validated=True).geometry
+    # rectangles and boxes are gridded by NGSolve itself (structured.py); the rest by netgen
+    grid = structured_mesh(geometry, geometry.diameter() / cells_across)
+    if grid is not None:
+        return grid
     s, dim, diameter = shape(case_spec)
     geo = occ.OCCGeometry(s, dim=dim)
     ngmesh = geo.GenerateMesh(maxh=diameter / cells_across, **(MESHING_2D if dim == 2 else {}))
-    dom = case_spec["domain"]
-    geometry = resolve(dom["type"], dom["geometry_params"], validated=True).geometry
     pairs = periodic_pairs(case_spec, geometry) if dim == 2 else []
     identified = {nr for _, _, nr in ngmesh.GetIdentifications()}
     if len(identified) < len(pairs):  # netgen drops an identification it cannot match silently

@@ -29,7 +29,17 @@ import ngsolve as ng
 import numpy as np
 
 from casekit.solvers.settings import SolveSettings
-from casekit.tracks.ngsolve.solvers.linalg import Direct, Factor, Solver, check_residual, free_mask, norm
+from casekit.tracks.ngsolve.solvers.linalg import (
+    Direct,
+    Factor,
+    Krylov,
+    Solver,
+    check_residual,
+    free_mask,
+    krylov,
+    norm,
+    preconditioner_for,
+)
 
 #: a step of the kept factorisation is taken when it brings the residual down to at most this
 #: fraction of what it was (a new Jacobian's step is taken instead otherwise), and the
@@ -50,10 +60,15 @@ def same_pattern(a: Any, b: Any) -> bool:
 class Newton:
     """Newton on ``a(u) + data`` in the space ``fes``; ``spd`` declares the Jacobian symmetric
     positive definite (:data:`~casekit.tracks.ngsolve.solvers.linalg.DIRECT`), ``factor`` how it
-    is factorised."""
+    is factorised.  ``once``: the form is a linear problem's, each of its assemblies solved once
+    (:meth:`linear`); a large one (:func:`~casekit.tracks.ngsolve.solvers.linalg.krylov`) is then
+    solved by a Krylov method, whose preconditioner is registered on the Jacobian's form here,
+    before its first assembly (NGSolve's preconditioners are set up from the element matrices
+    during the assembly, and follow every assembly after)."""
 
     def __init__(self, a: Any, fes: Any, settings: SolveSettings, family: str, *, spd: bool,
-                 jacobian: Any = None, factor: Factor = Direct, linear_part: Any = None) -> None:
+                 jacobian: Any = None, factor: Factor = Direct, linear_part: Any = None,
+                 once: bool = False) -> None:
         self.a, self.jacobian = a, jacobian if jacobian is not None else a
         self.linear_part = linear_part
         self.fes, self.settings, self.spd, self.factor = fes, settings, spd, factor
@@ -65,6 +80,16 @@ class Newton:
         self.factorizations = 0
         self._linear: Any = None  # the linear part's matrix, once assembled
         self._sum: Any = None  # the linear part's matrix plus the Jacobian's
+        #: the Krylov solves' preconditioner (None: factorised); a special factorisation (a saddle
+        #: point's), a Jacobian with a linear part assembled apart, or a space without a
+        #: preconditioner of its own is always factorised
+        self.preconditioner: Any = None
+        self.preconditioner_name = preconditioner_for(fes)
+        if once and factor is Direct and linear_part is None and self.preconditioner_name and \
+                krylov(fes.mesh.dim, int(self.mask.sum()), spd, settings.linear_solver):
+            self.preconditioner = ng.Preconditioner(self.jacobian, self.preconditioner_name)
+        self.linear_iterations = 0
+        self.fallback = ""  # why a Krylov solve was replaced by the factorisation ("" when none was)
 
     def linear_matrix(self, u: Any) -> Any:
         """The linear part's matrix, assembled on first use (its linearisation: the matrix itself)."""
@@ -102,6 +127,10 @@ class Newton:
         update = getattr(self.solver, "update", None)
         if update is not None and matrix is self.matrix:
             update()
+        elif self.preconditioner is not None:
+            self.solver = Krylov(matrix, self.fes, self.spd, self.what, pre=self.preconditioner.mat,
+                                 rtol=self.settings.rtol)
+            self.matrix = matrix
         else:
             self.solver = None  # freed before the next is made: one factorisation in memory at a time
             self.solver = self.factor(matrix, self.fes, self.spd, self.what)
@@ -109,16 +138,26 @@ class Newton:
         self.factorizations += 1
         return self.solver  # type: ignore[return-value]
 
+    def free(self) -> None:
+        """Drop the factorisation and the matrices (the scheme has ended); counts and the Krylov
+        solves' record stay."""
+        self.solver = self.matrix = self._sum = self._linear = None
+
     def linear(self, gfu: Any, data: Any = None) -> int:
-        """The one step of a linear problem, checked: the residual A w - r of its solve on the free
-        dofs (:func:`~casekit.tracks.ngsolve.solvers.linalg.check_residual`)."""
+        """One Newton step, checked: the residual r - J w of its linear solve on the free dofs
+        (:func:`~casekit.tracks.ngsolve.solvers.linalg.check_residual`).  For a linear problem the
+        step is the solution; Navier-Stokes takes it as its first step from rest, so the form's own
+        residual after it is not zero and cannot be the check."""
         u = gfu.vec
         r, w, after = u.CreateVector(), u.CreateVector(), u.CreateVector()
         self.residual(u, data, r)
         solver = self.factorise(u)
         solver.solve(r, w)
+        if isinstance(solver, Krylov):
+            self.linear_iterations += solver.iterations
+            self.fallback = solver.fallback or self.fallback
         u.data -= w
-        after.data = r - self.matrix * w  # the residual at u - w
+        after.data = r - self.matrix * w  # the linear solve's residual
         self.solver = self.matrix = None
         check_residual(self.what, solver.method, self.mask, after, (r, data), self.settings.rtol, self.spd)
         return 1

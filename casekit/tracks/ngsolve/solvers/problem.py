@@ -39,6 +39,7 @@ class Problem:
         #: per residual form: its Newton (which keeps the form alive: its id stays unique)
         self._newtons: dict[int, Newton] = {}
         self._released = 0  # factorisations of the Newtons released
+        self._released_krylov: list[Newton] = []  # the released Newtons that solved by a Krylov method
 
     # -- coefficients ------------------------------------------------------------------------
     def cf(self, value: Any, symbols: dict[str, Any] | None = None, t: Any = None, rate: bool = False) -> Any:
@@ -142,10 +143,10 @@ class Problem:
         from ``gfu`` (its Dirichlet values set); the Jacobian is the linearisation of ``jacobian``
         (``a``'s terms on u without its data; default ``a``), factorised by ``factor`` (``spd``: see
         :data:`~.linalg.DIRECT`); a linear problem takes exactly one step, checked
-        (:class:`~.newton.Newton`): a factorisation that fails, or a solve that leaves the equations
-        unsolved, is an error naming the system and why, never a field.  Returns the number of
-        steps."""
-        n = self._newton(a, gfu.space, spd, jacobian, factor, linear_part)
+        (:class:`~.newton.Newton`; a large one by a Krylov method, :func:`~.linalg.krylov`): a
+        factorisation that fails, or a solve that leaves the equations unsolved, is an error naming
+        the system and why, never a field.  Returns the number of steps."""
+        n = self._newton(a, gfu.space, spd, jacobian, factor, linear_part, once=linear)
         return n.linear(gfu, data) if linear else n.solve(gfu, data, max_iterations)
 
     def linear_step(self, a: Any, gfu: Any, data: Any = None, *, spd: bool, factor: Factor = Direct) -> int:
@@ -154,24 +155,41 @@ class Problem:
         factorised on the first call and reused; a call costs two products and a solve, checked."""
         return self._newton(a, gfu.space, spd, None, factor).fixed_step(gfu, data)
 
-    def _newton(self, a: Any, fes: Any, spd: bool, jacobian: Any, factor: Factor, linear_part: Any = None) -> Newton:
+    def _newton(self, a: Any, fes: Any, spd: bool, jacobian: Any, factor: Factor, linear_part: Any = None,
+                once: bool = False) -> Newton:
         """The Newton of the form ``a``, made on its first use: it keeps its factorisation from one
-        call to the next (a fixed operator's, a modified Newton's)."""
+        call to the next (a fixed operator's, a modified Newton's); ``once``: each of its
+        assemblies is solved once (a linear problem's)."""
         if id(a) not in self._newtons:
             self._newtons[id(a)] = Newton(a, fes, self.settings, self.spec["pde"]["type"], spd=spd,
-                                          jacobian=jacobian, factor=factor, linear_part=linear_part)
+                                          jacobian=jacobian, factor=factor, linear_part=linear_part, once=once)
         return self._newtons[id(a)]
 
     def release(self, a: Any) -> None:
-        """Forget the Newton of the form ``a`` and its factorisation (a scheme that has ended)."""
+        """Forget the Newton of the form ``a`` and free its factorisation and matrices (a scheme
+        that has ended); what its Krylov solves did stays for the solver info."""
         newton = self._newtons.pop(id(a), None)
         if newton is not None:
             self._released += newton.factorizations
+            newton.free()
+            self._released_krylov.append(newton)
 
     @property
     def factorizations(self) -> int:
         """How many Jacobians (or fixed operators) the solve has factorised."""
         return self._released + sum(n.factorizations for n in self._newtons.values())
+
+    def linear_solver_info(self) -> dict[str, Any]:
+        """How the linear systems were solved, for the solver info: the Krylov solves' iterations
+        and preconditioner, and why one was replaced by a factorisation (none when all were
+        factorised)."""
+        krylov = [n for n in [*self._released_krylov, *self._newtons.values()] if n.preconditioner is not None]
+        if not krylov:
+            return {}
+        info: dict[str, Any] = {"linear_iterations": sum(n.linear_iterations for n in krylov),
+                                "preconditioner": krylov[0].preconditioner_name}
+        fallbacks = [n.fallback for n in krylov if n.fallback]
+        return {**info, "fallback": fallbacks[0]} if fallbacks else info
 
     def zero(self, width: int = 1) -> Any:
         """A zero of ``width`` components standing in for data in a Jacobian's form

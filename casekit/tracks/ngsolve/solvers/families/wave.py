@@ -37,6 +37,9 @@ def wave(p: Problem) -> tuple[Any, dict[str, Any]]:
     operator = ((u / dt - 0.5 * w) * z + w / dt * v + 0.5 * c2 * ng.grad(u) * ng.grad(v)) * ng.dx
     known = ((-u / dt - 0.5 * w) * z - w / dt * v + 0.5 * c2 * ng.grad(u) * ng.grad(v)) * ng.dx
     data = -p.forcing() * v * ng.dx
+    if p.entries("robin"):  # the family allows it; this solver has no damping term for it: say so
+        raise ValueError("the NGSolve wave solver has no Robin boundary condition (parts "
+                         f"{[e['tag'] for e in p.entries('robin')]}): Dirichlet and Neumann only")
     for e in p.entries("neumann"):
         data += -p.cf(e["value"]) * v * p.ds(e["tag"])
     a, state = ng.BilinearForm(operator), ng.BilinearForm(known).Assemble()
