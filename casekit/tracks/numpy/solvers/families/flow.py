@@ -2,26 +2,26 @@
 = f``, ``div u = 0`` with velocity (Dirichlet), traction ``nu (grad u) n - p n = g`` (Neumann) and
 periodic conditions, on the staggered grid of :mod:`~casekit.tracks.numpy.solvers.staggered`.
 
-The saddle-point system (momentum at every face not given, continuity at every cell) is solved by
-a sparse LU factorization (SuperLU with partial pivoting: its zero pressure block rules out the
+The saddle-point system (momentum at every face not given, continuity at every cell) is solved by a
+sparse LU factorization (SuperLU with partial pivoting: its zero pressure block rules out the
 Jacobi-preconditioned Krylov methods of the other families) where the track factorizes its other
-systems (``linalg.DIRECT_LIMIT``; on a 3-D grid ``linalg.DIRECT_NONZEROS_3D``: the factors of a 3-D
-saddle system fill in to minutes).  Above, by GMRES preconditioned block-triangularly
-(:class:`BlockSolver`): the velocity by the LU factors of each component's viscous operator at the
-system's viscosity -- factorized once per viscosity, for every Newton step -- and the pressure by
-the Schur complement's spectral equivalent on a MAC grid, the identity over the viscosity (unit
-cube, 20 intervals: 55 GMRES iterations and 1.2 s per Newton step against ~50 s for the LU of the
-whole system); GMRES that does not reach its residual falls back to the factorization.  With velocity given on the whole
-(non-periodic) boundary the pressure is pinned in one cell, whose continuity row is dropped (it
-follows from the others once the O(h^2) net flux of the Dirichlet data on the grid is removed),
-and its mean is set to zero after the solve -- the matrix is never singular, and has no dense
-row (a Lagrange multiplier for the mean fills a 3-D factorization in: 34 s against 18 s at 16^3).
-The convective term is centred, ``sum_b u_b du_k/dx_b`` with ``u_b`` the mean of its four
-nearest nodes; Navier-Stokes takes Newton steps (a new factorization each) with the track's
-stopping rule, from the Stokes field at viscosity max(nu, 1), and falls back to continuation in the viscosity (1, 1/4,
-... down to nu, split where a level fails) when Newton does not converge at nu directly.  A solve that does not converge
-raises with the reason; it never writes a field.  The output is the velocity at the box's nodes
-(the cell vertices), which the track interpolates onto the evaluation grid.
+systems (``linalg.direct_fits``: the factors of a large 3-D saddle system fill in to minutes).
+Above, by GMRES preconditioned block-triangularly (:class:`BlockSolver`): the velocity by the LU
+factors of each component's viscous operator at the system's viscosity -- factorized once per
+viscosity, for every Newton step -- and the pressure by the Schur complement's spectral equivalent
+on a MAC grid, the identity over the viscosity (unit cube, 20 intervals: 55 GMRES iterations and 1.2
+s per Newton step against ~50 s for the LU of the whole system); GMRES that does not reach its
+residual falls back to the factorization. With velocity given on the whole (non-periodic) boundary
+the pressure is pinned in one cell, whose continuity row is dropped (it follows from the others once
+the O(h^2) net flux of the Dirichlet data on the grid is removed), and its mean is set to zero after
+the solve -- the matrix is never singular, and has no dense row (a Lagrange multiplier for the mean
+fills a 3-D factorization in: 34 s against 18 s at 16^3). The convective term is centred, ``sum_b
+u_b du_k/dx_b`` with ``u_b`` the mean of its four nearest nodes; Navier-Stokes takes Newton steps (a new
+Jacobian each) with the track's stopping rule, from the Stokes field at viscosity max(nu,
+1), and falls back to continuation in the viscosity (1, 1/4, ... down to nu, split where a level
+fails) when Newton does not converge at nu directly. A solve that does not converge raises with the
+reason; it never writes a field. The output is the velocity at the box's nodes (the cell vertices),
+which the track interpolates onto the evaluation grid.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ import scipy.sparse.linalg as spla
 from casekit.solvers.forms import Flow, form_of
 from casekit.tracks.numpy.solvers import for_forms
 from casekit.tracks.numpy.solvers.box import Box
-from casekit.tracks.numpy.solvers.linalg import DIRECT_LIMIT, DIRECT_NONZEROS_3D, Stats
+from casekit.tracks.numpy.solvers.linalg import Stats, direct_fits
 from casekit.tracks.numpy.solvers.staggered import Affine, Staggered
 
 #: Newton steps at the target viscosity before falling back to continuation
@@ -71,8 +71,7 @@ class System:
     def solve(self, jac: sps.csc_matrix, r: np.ndarray, settings: Any, stats: Stats) -> np.ndarray:
         """jac^-1 r on the free unknowns: a factorization where the track factorizes, else
         :class:`BlockSolver` (its factors kept for the next Newton step)."""
-        box = self.grid.box
-        if not (jac.shape[0] > DIRECT_LIMIT or (box.dim == 3 and jac.nnz > DIRECT_NONZEROS_3D)):
+        if direct_fits(self.grid.dim, jac):
             return direct(jac, r, stats)
         if self._block is None:
             self._block = BlockSolver(self, stats)
