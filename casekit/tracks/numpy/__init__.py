@@ -6,10 +6,12 @@ Submissions are Python ``solve(case_spec)`` functions run by the same harness as
 Python tracks.  The track covers the structured domains (rectangles, the periodic square and
 boxes) and the families a plain finite-difference or finite-volume solver handles well: scalar
 second-order equations (steady, transient, nonlinear), the biharmonic equation as two Poisson
-solves, the wave equation and linear elasticity -- not incompressible flow (Stokes,
-Navier-Stokes), whose pressure needs a staggered grid or a stabilised scheme of its own.
-Calibration runs casekit's own such solvers (``solvers/``): a uniform node grid, second order in
-space and time.
+solves, the wave equation, linear elasticity and incompressible flow (Stokes, steady Navier-Stokes) on a
+staggered (MAC) grid -- velocity components on the cell faces, pressure at the centres -- which
+is sound on every domain of the track: the unit square, the periodic square (a periodic pair
+wraps the staggered grid around; a flow periodic in both directions has no velocity datum and is
+refused) and the unit cube.  Calibration runs casekit's own such solvers (``solvers/``): a uniform
+node grid (the MAC cells between its nodes), second order in space and time.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ TRACKS.register("numpy", NumpyTrack(
     description="NumPy 2.5 and SciPy 1.18 (sparse direct solvers), no FEM library, in their own venv",
     title="NumPy/SciPy (no FEM library)",
     families=("poisson", "heat", "convection_diffusion", "reaction_diffusion", "helmholtz", "biharmonic", "wave",
-              "burgers", "linear_elasticity"),
+              "burgers", "linear_elasticity", "stokes", "navier_stokes"),
     domains=("unit_square", "periodic_square", "unit_cube"),
     packages=(("numpy", "numpy"), ("scipy", "scipy (scipy.sparse, scipy.sparse.linalg, scipy.interpolate)")),
     unavailable=(("dolfinx", "DOLFINx"), ("firedrake", "Firedrake"), ("ngsolve", "NGSolve"),
@@ -58,5 +60,6 @@ TRACKS.register("numpy", NumpyTrack(
                       "wave-unit_square-mixed", "poisson-periodic_square-robin", "helmholtz-periodic_square-robin",
                       "biharmonic-periodic_square", "convection_diffusion-periodic_square-mixed",
                       "reaction_diffusion-periodic_square-robin", "wave-periodic_square",
-                      "linear_elasticity-periodic_square-mixed"),
+                      "linear_elasticity-periodic_square-mixed", "stokes-unit_square-dirichlet",
+                      "navier_stokes-unit_square-dirichlet", "stokes-periodic_square-mixed"),
 ))

@@ -2,9 +2,13 @@
 first-order problems ``u_t + S(u, t) = 0`` (Crank-Nicolson, BDF2 started with one Crank-Nicolson
 step, backward Euler).
 
-Systems are solved directly (SuperLU) up to :data:`DIRECT_LIMIT` unknowns (and, on 3-D grids,
-:data:`DIRECT_NONZEROS_3D` non-zeros), and by a Jacobi-preconditioned Krylov method above (where
-a sparse factorization's fill-in costs minutes): conjugate gradients when the volume-weighted
+Systems are solved directly (SuperLU) where :func:`direct_fits` -- up to :data:`DIRECT_LIMIT_2D`
+unknowns on a 2-D grid (a 5-point convection-diffusion operator at 622 intervals across, 387k
+unknowns: 5.7 s to factorize, 27M non-zeros in the factors, 0.1 s a solve), up to
+:data:`DIRECT_LIMIT` unknowns and :data:`DIRECT_NONZEROS_3D` non-zeros on a 3-D one (whose factors
+fill in much faster) -- and by a Jacobi-preconditioned Krylov method above (where a sparse
+factorization's fill-in costs minutes; a fine 2-D reference level of a convection-dominated case
+took BiCGSTAB past its CPU limit before): conjugate gradients when the volume-weighted
 matrix is symmetric (diffusion, Robin, reaction), BiCGSTAB otherwise (restarted GMRES after a
 breakdown), to the relative residual ``rtol`` of the settings; ``linear_solver: iterative`` asks
 for the Krylov method at every size.
@@ -28,10 +32,18 @@ Residual = Callable[[np.ndarray, float], np.ndarray]
 Jacobian = Callable[[np.ndarray, float], sps.spmatrix]
 
 
-#: the largest system solved by a sparse factorization, and on a 3-D grid (whose factors fill in
-#: much faster) the most non-zeros
+#: the largest system solved by a sparse factorization on a 2-D grid; on a 3-D grid (whose factors
+#: fill in much faster) the largest and the most non-zeros
+DIRECT_LIMIT_2D = 500_000
 DIRECT_LIMIT = 40_000
 DIRECT_NONZEROS_3D = 200_000
+
+
+def direct_fits(dim: int, matrix: sps.spmatrix) -> bool:
+    """Whether ``matrix`` (on a ``dim``-D grid) is solved by a sparse factorization."""
+    if dim <= 2:
+        return matrix.shape[0] <= DIRECT_LIMIT_2D
+    return matrix.shape[0] <= DIRECT_LIMIT and matrix.nnz <= DIRECT_NONZEROS_3D
 
 
 @dataclass
@@ -96,8 +108,7 @@ def factorize(box: Box, matrix: sps.spmatrix, stats: Stats, weights: np.ndarray 
               krylov: bool = False) -> Any:
     """A solver of the free-node system ``matrix`` (an object with ``solve(rhs)``); ``weights``:
     the volumes of its rows (default: the free nodes'); ``krylov`` at every size."""
-    large = matrix.shape[0] > DIRECT_LIMIT or (box.dim == 3 and matrix.nnz > DIRECT_NONZEROS_3D)
-    if large or krylov or box.settings.linear_solver == "iterative":
+    if not direct_fits(box.dim, matrix) or krylov or box.settings.linear_solver == "iterative":
         return Krylov(matrix, box.volume[box.free] if weights is None else weights, box.settings.rtol, stats)
     stats.factorizations += 1
     return spla.splu(sps.csc_matrix(matrix), permc_spec="MMD_AT_PLUS_A")
