@@ -679,6 +679,11 @@ def build_case_spec(d: Derived) -> dict[str, Any]:
         given_ic = d.source.initial or {}
         spec["ic"] = {k: derived_text("initial", v, typed=given_ic.get(k), name=k) for k, v in d.initial.items()}
     spec["eval_grid"] = d.grid.spec()
+    from casekit.unscored import unscored_points
+
+    unscored = unscored_points(d)  # where two Dirichlet parts meet with different data: not scored
+    if unscored:
+        spec["eval_grid"]["unscored"] = unscored
     output: dict[str, Any] = {"format": "npz", "field": d.output.name}
     comps = d.output.components(d.dim)
     if comps:

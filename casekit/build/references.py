@@ -11,10 +11,12 @@ import numpy as np
 from casekit import leak
 from casekit.derive import Derived
 from casekit.scoring.artifacts import output_names
+from casekit.unscored import exclude
 
 
 def grid_mask(d: Derived) -> np.ndarray:
-    return d.grid.mask(d.domain.inside)
+    """The points every error of the build is computed on: the evaluator's (casekit.unscored)."""
+    return exclude(d.grid.mask(d.domain.inside), d.grid, d.case_spec()["eval_grid"].get("unscored"))
 
 
 def manufactured(d: Derived) -> dict[str, np.ndarray]:

@@ -38,11 +38,12 @@ from casekit.scoring import metrics
 from casekit.scoring.artifacts import ArtifactError, load_meta, load_solution, load_targets
 from casekit.scoring.gates import gate
 from casekit.thresholds import runtime_ratio, tau_time
+from casekit.unscored import scored_mask
 
 
 def grid_mask(case_spec: dict[str, Any]) -> np.ndarray:
-    dom = case_spec["domain"]
-    return Grid.from_spec(case_spec["eval_grid"]).mask(resolve(dom["type"], dom["geometry_params"]).inside)
+    """The points every error is computed on (casekit.unscored.scored_mask)."""
+    return scored_mask(case_spec)
 
 
 @dataclass

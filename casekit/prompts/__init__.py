@@ -59,6 +59,17 @@ def _library(name: str) -> Any:
     return TRACKS.get(name)
 
 
+def _unscored_text(grid: dict[str, Any]) -> str:
+    """The prompt's words for ``eval_grid.unscored`` (empty when there is none)."""
+    points = grid.get("unscored") or []
+    if not points:
+        return ""
+    listed = ", ".join("(" + ", ".join(f"{c:g}" for c in p) + ")" for p in points)
+    return (f"the grid point{'s' if len(points) > 1 else ''} {listed} (`eval_grid.unscored`), where two Dirichlet "
+            "parts meet with different values: the solution has no value there, and the value reported there is "
+            "not scored")
+
+
 def context(case_spec: dict[str, Any], library: str, thresholds: StatedThresholds | None = None) -> dict[str, Any]:
     """Everything the templates use, derived from the agent view alone -- and, in the thresholds
     variant (:mod:`casekit.prompts.variants`), the evaluator's numbers it states."""
@@ -85,6 +96,7 @@ def context(case_spec: dict[str, Any], library: str, thresholds: StatedThreshold
         "targets_file": TARGETS_FILE,
         "ic_keys": sorted(case_spec.get("ic") or {}),
         "grid_text": f"{grid['nx']} x {grid['ny']}" + (f" x {grid['nz']}" if dim == 3 else ""),
+        "unscored_text": _unscored_text(grid),
         "grid": grid,
         "family": family, "main": main, "flux_text": family.flux_text, "dim": dim,
         "domain_text": domain.describe(), "boundary_tags": dom["boundary_tags"],
