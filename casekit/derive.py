@@ -681,7 +681,7 @@ def build_case_spec(d: Derived) -> dict[str, Any]:
     spec["eval_grid"] = d.grid.spec()
     from casekit.unscored import unscored_points
 
-    unscored = unscored_points(d)  # where two Dirichlet parts meet with different data: not scored
+    unscored = unscored_points(spec)  # where two Dirichlet parts meet with different data: not scored
     if unscored:
         spec["eval_grid"]["unscored"] = unscored
     output: dict[str, Any] = {"format": "npz", "field": d.output.name}

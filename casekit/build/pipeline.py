@@ -308,7 +308,8 @@ class CaseBuild:
             raise Rejected("rejected", f"track {self.opts.track!r} does not support {source.family} on "
                            f"{source.domain.template}")
         self.source, self.d, self.spec = source, d, d.case_spec()
-        self.mask = references.grid_mask(d)
+        self.mask = references.grid_mask(d)  # every error: inside, less eval_grid.unscored
+        self.inside = d.grid.mask(d.domain.inside)  # where a solution must be finite
         self.versions = self.track.versions()
         self.code = self.track.code_hash()
         self.source_key = source_key(source, self.spec)
@@ -461,7 +462,7 @@ class CaseBuild:
             raise Rejected("failed", f"the {self.opts.track} solve failed ({ex.failure[0]}): {ex.failure[1]} "
                            f"[log: {logs / 'stderr.txt'}]")
         try:
-            arrays = load_solution(artifacts, self.spec, self.mask)
+            arrays = load_solution(artifacts, self.spec, self.inside)
             load_meta(artifacts)
             load_targets(artifacts, self.spec)
         except ArtifactError as exc:
@@ -541,7 +542,7 @@ class CaseBuild:
     def _reproduces(self, artifacts: Path, exact: dict[str, np.ndarray]) -> bool:
         """Whether the solution in ``artifacts`` reproduces the manufactured one at a degree that
         can still be lowered (see :meth:`_discretization_level`)."""
-        e = metrics.rel_l2(load_solution(artifacts, self.spec, self.mask), exact, self.mask)
+        e = metrics.rel_l2(load_solution(artifacts, self.spec, self.inside), exact, self.mask)
         return int(self.settings.get("degree", 2)) > self.d.family.min_degree and self._at_floor(e)
 
     def _probe_degree(self, ref: dict[str, np.ndarray]) -> None:

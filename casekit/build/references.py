@@ -11,19 +11,19 @@ import numpy as np
 from casekit import leak
 from casekit.derive import Derived
 from casekit.scoring.artifacts import output_names
-from casekit.unscored import exclude
+from casekit.unscored import scored_mask
 
 
 def grid_mask(d: Derived) -> np.ndarray:
     """The points every error of the build is computed on: the evaluator's (casekit.unscored)."""
-    return exclude(d.grid.mask(d.domain.inside), d.grid, d.case_spec()["eval_grid"].get("unscored"))
+    return scored_mask(d.case_spec(), d.case_id)
 
 
 def manufactured(d: Derived) -> dict[str, np.ndarray]:
     """The hidden solution's output field(s) on the grid, NaN outside the exact domain."""
     assert d.solution is not None
     pts = d.grid.points()
-    mask = grid_mask(d).ravel()
+    mask = d.grid.mask(d.domain.inside).ravel()  # as the evaluator samples it: every point inside
     values = leak.evaluate(d.solution[d.output.of], pts[mask], d.t_out, d.dim)
     names = output_names(d.case_spec())
     out = {}

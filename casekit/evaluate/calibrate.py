@@ -40,7 +40,7 @@ def calibrate_timing(store: CaseStore, track_name: str, out: Path, *, repeats: i
     for case_id, record in sorted(store.records.items()):
         spec = record["case_spec"]
         files = track.calibration_submission(calibration_settings(record), spec)
-        scorer = RunScorer(spec, store.reference(case_id).load(spec), grid_mask(spec))
+        scorer = RunScorer(spec, store.reference(case_id).load(spec), grid_mask(spec, case_id))
         limits = Limits(timeout_sec=float(record["evaluation_config"]["timeout_sec"]))
         with tempfile.TemporaryDirectory(prefix="casekit-timing-") as tmp:
             ex = execute(track, files, spec, Path(tmp) / "a", repeats=repeats, limits=limits, runner=runner,

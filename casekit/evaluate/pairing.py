@@ -74,7 +74,7 @@ def evaluate_case(batch: CaseBatch, track: Track, *, repeats: int, limits: Limit
     (extra runs after the timed rounds, never gating)."""
     record = batch.record
     spec = record["case_spec"]
-    mask = grid_mask(spec)
+    mask = grid_mask(spec, record.get("id"))
     reference = batch.reference.load(spec) if isinstance(batch.reference, Reference) else \
         load_reference(batch.reference, spec)
     states: list[tuple[Attempt, Execution, RunScorer, dict[str, bytes | Path] | None]] = []

@@ -38,12 +38,12 @@ from casekit.scoring import metrics
 from casekit.scoring.artifacts import ArtifactError, load_meta, load_solution, load_targets
 from casekit.scoring.gates import gate
 from casekit.thresholds import runtime_ratio, tau_time
-from casekit.unscored import scored_mask
+from casekit.unscored import inside_mask, scored_mask
 
 
-def grid_mask(case_spec: dict[str, Any]) -> np.ndarray:
+def grid_mask(case_spec: dict[str, Any], case_id: str | None = None) -> np.ndarray:
     """The points every error is computed on (casekit.unscored.scored_mask)."""
-    return scored_mask(case_spec)
+    return scored_mask(case_spec, case_id)
 
 
 @dataclass
@@ -77,7 +77,7 @@ class RunScorer:
 
     def __call__(self, out_dir: Path) -> Failure | None:
         try:
-            solution = load_solution(out_dir, self.case_spec, self.mask)
+            solution = load_solution(out_dir, self.case_spec, inside_mask(self.case_spec))  # finite inside
             meta = load_meta(out_dir)
             values = load_targets(out_dir, self.case_spec) if self.exact else {}
             error = metrics.rel_l2(solution, self.reference, self.mask)

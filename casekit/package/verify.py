@@ -8,13 +8,14 @@ from pathlib import Path
 from typing import Any
 
 from casekit import schema
-from casekit.errors import Problem
+from casekit.errors import CasekitError, Problem
 from casekit.evaluate.references import MANUFACTURED_REFERENCE
 from casekit.jsonio import sha256_file
 from casekit.model.record import CaseRecord
 from casekit.package.build_dist import MANIFEST
 from casekit.package.subsets import Subset, clashes, of_manifest
 from casekit.prompts import libraries
+from casekit.unscored import scored_mask
 
 
 def verify(root: Path) -> list[Problem]:
@@ -105,6 +106,12 @@ def _records(root: Path, path: str, bad: Callable[..., None]) -> dict[str, dict[
             bad(f"line {lineno}: {problem.render()}", path, rec.get("id"))
         if CaseRecord.from_dict(rec).compute_hash() != rec.get("content_hash"):
             bad("content_hash does not match the record", path, rec.get("id"))
+        try:  # the unscored points are what the case's Dirichlet data give (casekit.unscored)
+            scored_mask(rec["case_spec"], rec.get("id"))
+        except CasekitError as exc:
+            bad(f"{exc.pointer or ''}: {exc.message}" if exc.pointer else exc.message, path, rec.get("id"))
+        except (KeyError, TypeError, ValueError) as exc:  # a malformed case_spec (its schema problems are listed)
+            bad(f"its case_spec cannot be scored: {type(exc).__name__}: {exc}", path, rec.get("id"))
         records[rec["id"]] = rec
         meta = rec.get("evaluation_metadata") or {}
         if meta.get("reference_path") == MANUFACTURED_REFERENCE:  # sampled at evaluation: nothing shipped

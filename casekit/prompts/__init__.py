@@ -64,10 +64,15 @@ def _unscored_text(grid: dict[str, Any]) -> str:
     points = grid.get("unscored") or []
     if not points:
         return ""
-    listed = ", ".join("(" + ", ".join(f"{c:g}" for c in p) + ")" for p in points)
+    listed = (", ".join("(" + ", ".join(f"{c:g}" for c in p) + ")" for p in points) if len(points) <= LIST_UNSCORED
+              else f"{len(points)}")
     return (f"the grid point{'s' if len(points) > 1 else ''} {listed} (`eval_grid.unscored`), where two Dirichlet "
             "parts meet with different values: the solution has no value there, and the value reported there is "
-            "not scored")
+            "not scored (it must still be finite)")
+
+
+#: the most unscored points a prompt lists by their coordinates (more: their number; the case_spec lists them)
+LIST_UNSCORED = 8
 
 
 def context(case_spec: dict[str, Any], library: str, thresholds: StatedThresholds | None = None) -> dict[str, Any]:

@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 
 from casekit import schema, yamlio
 from casekit.derive import derive
-from casekit.grid import Grid
+from casekit.errors import CasekitError
 from casekit.model.source import CaseSource
 from casekit.prompts import render
 from casekit.scoring import metrics
-from casekit.unscored import exclude, scored_mask
+from casekit.unscored import scored_mask, unscored_points
 
 REPO = Path(__file__).resolve().parents[2]
 CAVITY = REPO / "cases" / "pdeagent-bench" / "navier_stokes" / "navier_stokes_no_exact_lid_driven_cavity.yaml"
@@ -83,24 +83,69 @@ def test_the_corner_convention_does_not_move_the_error() -> None:
     assert metrics.rel_l2(flipped, u, scored_mask(spec)) == 0.0
 
 
+SIDES = ("left", "right", "bottom", "top")
+#: the corners of the unit square (x, y) and the two sides meeting there
+CORNERS = {(0.0, 0.0): ("left", "bottom"), (1.0, 0.0): ("right", "bottom"),
+           (0.0, 1.0): ("left", "top"), (1.0, 1.0): ("right", "top")}
+
+
+def _square(values: dict[str, float], n: int = 5) -> dict:
+    """A case_spec on the unit square with constant Dirichlet data ``values`` on its sides."""
+    return {"domain": {"type": "unit_square", "geometry_params": {}}, "pde": {"params": {}},
+            "eval_grid": {"type": "uniform", "nx": n, "ny": n, "bbox": [0, 1, 0, 1], "mask_outside": True},
+            "bc": {"dirichlet": [{"tag": t, "value": repr(v)} for t, v in values.items()]}}
+
+
 @settings(max_examples=60, deadline=None)
-@given(nx=st.integers(2, 9), ny=st.integers(2, 9), data=st.data())
-def test_exclude_removes_exactly_the_listed_grid_points(nx: int, ny: int, data: st.DataObject) -> None:
-    grid = Grid(nx, ny, (-1.0, 2.0, 0.5, 1.5))
-    picks = data.draw(st.lists(st.tuples(st.integers(0, nx - 1), st.integers(0, ny - 1)), max_size=6, unique=True))
-    axes = grid.axes()
-    points = [[float(axes["x"][i]), float(axes["y"][j])] for i, j in picks]
-    mask = np.ones(grid.shape, dtype=bool)
-    out = exclude(mask, grid, points)
-    assert int((~out).sum()) == len(picks)
-    for i, j in picks:
-        assert not out[j, i]
-    assert mask.all()  # the input is not changed
+@given(values=st.fixed_dictionaries({t: st.sampled_from([0.0, 1.0, -0.8, 1e-9]) for t in SIDES}),
+       n=st.integers(3, 7))
+def test_the_unscored_points_are_the_corners_where_the_sides_disagree(values: dict[str, float], n: int) -> None:
+    spec = _square(values, n)
+    # a jump counts beside the data's scale (1e-9 against a lid of 1 is no ambiguity; alone, it is)
+    scale = max(abs(v) for v in values.values())
+    expected = sorted([list(c) for c, (a, b) in CORNERS.items() if abs(values[a] - values[b]) > 1e-8 * scale])
+    assert unscored_points(spec) == expected
+    if expected:
+        spec["eval_grid"]["unscored"] = expected
+    mask = scored_mask(spec)
+    assert int((~mask).sum()) == len(expected)
+    for x, y in expected:
+        assert not mask[round(y * (n - 1)), round(x * (n - 1))]  # (y, x)
 
 
-def test_a_point_off_the_grid_is_refused() -> None:
-    grid = Grid(5, 5, (0.0, 1.0, 0.0, 1.0))
-    with pytest.raises(ValueError, match="not a point of the grid"):
-        exclude(np.ones(grid.shape, dtype=bool), grid, [[0.1, 0.0]])
-    with pytest.raises(ValueError, match="not a point of the grid"):
-        exclude(np.ones(grid.shape, dtype=bool), grid, [[2.0, 0.0]])
+def test_a_forged_or_malformed_list_is_refused_by_name() -> None:
+    """The evaluator recomputes the points: a list that leaves out more (every point, here), one
+    that misses a corner, a point of the wrong dimension and an empty data set are each refused
+    with the field named -- never a traceback, never an empty score."""
+    spec = _square({"left": 0.0, "right": 0.0, "bottom": 0.0, "top": 1.0})
+    grid_points = [[x / 4, y / 4] for x in range(5) for y in range(5)]
+    for listed in (grid_points, [[0.0, 1.0]], [[0.0, 1.0, 0.0], [1.0, 1.0, 0.0]], "corners", None):
+        spec["eval_grid"]["unscored"] = listed
+        with pytest.raises(CasekitError, match=r"eval_grid\.unscored") as info:
+            scored_mask(spec, "stokes_forged")
+        assert info.value.pointer == "/eval_grid/unscored" and info.value.case_id == "stokes_forged"
+    corners = _square({"left": 0.0, "right": 0.0, "bottom": 1.0, "top": 1.0}, n=2)  # a grid of corners only
+    corners["eval_grid"]["unscored"] = unscored_points(corners)
+    with pytest.raises(CasekitError, match="no grid point inside the domain is scored"):
+        scored_mask(corners)
+    agree = _square({t: 0.0 for t in SIDES})
+    agree["eval_grid"]["unscored"] = [[0.0, 1.0]]
+    with pytest.raises(CasekitError, match=r"eval_grid\.unscored"):
+        scored_mask(agree)
+
+
+def test_the_edges_of_a_cube_under_a_moving_lid_are_unscored_in_z_y_x_order() -> None:
+    spec = {"domain": {"type": "unit_cube", "geometry_params": {}}, "pde": {"params": {}},
+            "eval_grid": {"type": "uniform", "nx": 4, "ny": 5, "nz": 3, "bbox": [0, 1, 0, 1, 0, 1],
+                          "mask_outside": True},
+            "bc": {"dirichlet": [{"tag": t, "value": ["1.0" if t == "top" else "0", "0", "0"]}
+                                 for t in ("left", "right", "front", "back", "bottom", "top")]}}
+    points = unscored_points(spec)
+    # the top face's four edges: 2 x 4 points along x and 2 x 5 along y, the 4 corners once
+    assert len(points) == 2 * 4 + 2 * 5 - 4
+    top = max(p[2] for p in points)
+    assert all(p[2] == top for p in points)
+    spec["eval_grid"]["unscored"] = points
+    mask = scored_mask(spec)
+    assert mask.shape == (3, 5, 4) and not mask[-1, 0, :].any() and not mask[-1, :, 0].any() and mask[-1, 2, 2]
+    assert int((~mask).sum()) == len(points)
