@@ -74,12 +74,14 @@ def test_shell_completion_is_offered() -> None:
     text = runner.invoke(app, ["--help"]).output
     assert "--install-completion" in text and "--show-completion" in text
     # run from bash, as a user would: the shell is detected from the parent process (shellingham),
-    # which under pytest's runner is Python ("Shell  not supported")
+    # which under pytest's runner is Python ("Shell  not supported"); a second command keeps bash
+    # the parent (bash -c execs a lone command in its own place, and then the parent is pytest's
+    # Python or whatever started it: the test failed when pytest was started by a non-bash parent)
     import subprocess
     import sys
 
-    r = subprocess.run(["bash", "-c", f"'{sys.executable}' -m casekit --show-completion"], capture_output=True,
-                       text=True, timeout=120)
+    r = subprocess.run(["bash", "-c", f"'{sys.executable}' -m casekit --show-completion; exit $?"],
+                       capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and "complete" in r.stdout, r.stdout + r.stderr
 
 
