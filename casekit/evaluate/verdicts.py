@@ -74,10 +74,14 @@ class RunScorer:
     exact: dict[str, float] = field(default_factory=dict)
     #: each target's relative error, the worst over the runs
     target_errors: dict[str, float] = field(default_factory=dict)
+    #: the grid points inside the domain (computed at the first run)
+    inside: np.ndarray | None = None
 
     def __call__(self, out_dir: Path) -> Failure | None:
         try:
-            solution = load_solution(out_dir, self.case_spec, inside_mask(self.case_spec))  # finite inside
+            if self.inside is None:  # where a solution must be finite: every point inside, unscored or not
+                self.inside = inside_mask(self.case_spec)
+            solution = load_solution(out_dir, self.case_spec, self.inside)
             meta = load_meta(out_dir)
             values = load_targets(out_dir, self.case_spec) if self.exact else {}
             error = metrics.rel_l2(solution, self.reference, self.mask)

@@ -134,8 +134,8 @@ class BlockSolver:
     def __init__(self, system: System, stats: Stats) -> None:
         grid = system.grid
         free = ~grid.known
-        viscous = System(grid.box, system.nu, False).linear.matrix if system.convection else system.linear.matrix
-        viscous = sps.csr_matrix(viscous)[free][:, free]
+        # the linear part holds no convection (System.convection is kept apart): the Stokes operator
+        viscous = sps.csr_matrix(system.linear.matrix)[free][:, free]
         ends = [int(free[:o].sum()) for o in grid.offsets[:grid.dim + 1]]
         self.parts = list(itertools.pairwise(ends))
         self.velocity = ends[-1]
