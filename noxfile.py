@@ -85,7 +85,9 @@ def dataset(session: nox.Session) -> None:
     packages the committed records (``casekit dataset materialise``, then ``casekit package``; another track
     only when it is complete too -- a sample track when its sample is; refused if it would leave out a case
     of the latest release) and cuts the release releases/<name>/<version>/ after the latest one
-    (``--version`` is the first release's version).  The authored sample goes in as the configurations
+    (``--version`` is the first release's version).  A release is immutable, so it waits for every track
+    named (``--tracks``, default all) to be usable here and complete, on both sets: ``--partial`` releases
+    what is complete and names what it leaves out.  The authored sample goes in as the configurations
     ``authored_agent``, ``authored`` and ``authored_<track>`` when its dolfinx is complete too (its other
     tracks when each is); the card states the numbers beside the paper's and the machine time (``casekit
     dataset numbers --area AREA`` prints them from the repository).
@@ -107,17 +109,22 @@ def dataset(session: nox.Session) -> None:
     ap.add_argument("--jobs", default="2")
     ap.add_argument("--repeats", default="1", help="timed calibration runs (t_base is metadata under the paired gate)")
     ap.add_argument("--version", default="1.0.0", help="the first release's version (later ones: the bump)")
+    ap.add_argument("--partial", action="store_true",
+                    help="release the tracks and sets that are complete even if a track named (by default every "
+                         "track) is not usable here or not complete (a release is immutable: without this flag a "
+                         "release waits for every track)")
     args = ap.parse_args(session.posargs)
     session.install("-e", ".[dolfinx,dev]")
     casekit = session.bin + "/casekit"
     named = (args.tracks or ("dolfinx" if args.shard else DATASET_TRACKS)).split(",")
-    tracks = []
+    tracks, missing = [], []
     for track in named:
         check = subprocess.run([casekit, "env", "check", track, "--json"], capture_output=True, text=True, check=True)
         status = json.loads(check.stdout)["environments"][0]
         if not status["usable"]:
             session.warn(f"track {track} is not usable here, so it is left out: {status['reason']} "
                          f"(casekit env install {track})")
+            missing.append(f"{track} (not usable here: casekit env install {track})")
             continue
         tracks.append(track)
     where = _dataset_where("")
@@ -143,17 +150,23 @@ def dataset(session: nox.Session) -> None:
     done = json.loads(subprocess.run([casekit, "dataset", "status", *where, "--tracks", listed, "--json"],
                                      capture_output=True, text=True).stdout)["complete"]
     ready = [t for t in tracks if done.get(t)]
-    for t in tracks:
-        if t not in ready:
-            session.warn(f"track {t} is not complete, so it is left out of the release (nox -s dataset -- "
-                         f"--shard ... --tracks {t})")
+    missing += [f"{t} (not complete: nox -s dataset -- --shard ... --tracks {t})" for t in tracks if t not in ready]
+    complete_in = {name: [t for t in ready if json.loads(subprocess.run(
+        [casekit, "dataset", "status", *_dataset_where(name), "--tracks", ",".join(ready), "--json"],
+        capture_output=True, text=True).stdout)["complete"].get(t)] for name in DATASET_SUBSETS}
+    missing += [f"the set {name} on {t} (not complete: nox -s dataset -- --shard {name}.S --tracks {t})"
+                for name, complete in complete_in.items() for t in ready if t not in complete]
+    if missing and not args.partial:
+        # a release is immutable: one cut without a track would need another release to add it
+        session.log("not releasing: " + "; ".join(missing) + " -- build them, name the tracks to release with "
+                    "--tracks, or release what is complete with --partial")
+        return
+    for t in missing:
+        session.warn(f"left out of the release (--partial): {t}")
     built, dist = f"{DATASET['build']}-committed", f"{DATASET['build']}/release"
     session.run("casekit", "dataset", "materialise", *where, "--out", built, *(f"--track={t}" for t in ready))
     subsets = []
-    for name in DATASET_SUBSETS:
-        st = json.loads(subprocess.run([casekit, "dataset", "status", *_dataset_where(name), "--tracks",
-                                        ",".join(ready), "--json"], capture_output=True, text=True).stdout)
-        complete = [t for t in ready if st["complete"].get(t)]
+    for name, complete in complete_in.items():
         if "dolfinx" not in complete:
             session.warn(f"the set {name} is not complete on dolfinx, so it is left out of the release (nox -s "
                          f"dataset -- --shard {name}.S for a shard listed by casekit dataset status "
