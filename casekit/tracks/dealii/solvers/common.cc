@@ -14,6 +14,7 @@
 #include <boost/geometry/index/rtree.hpp>
 #include <boost/property_tree/json_parser.hpp>
 
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <fstream>
@@ -311,6 +312,40 @@ namespace casekit
         return std::make_unique<FE_SimplexP<dim>>(degree);
       }
     return std::make_unique<FE_Q<dim>>(degree);
+  }
+
+  bool depends_on_time(const std::string &expr)
+  {
+    const auto letter = [](char ch) { return std::isalpha(static_cast<unsigned char>(ch)) || ch == '_'; };
+    const auto digit  = [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)) != 0; };
+    std::size_t i = 0;
+    while (i < expr.size())
+      {
+        if (digit(expr[i]) || expr[i] == '.')
+          {  // a number, with its exponent (1e-5, 2.5E+3)
+            while (i < expr.size() && (digit(expr[i]) || expr[i] == '.'))
+              ++i;
+            if (i < expr.size() && (expr[i] == 'e' || expr[i] == 'E'))
+              {
+                ++i;
+                if (i < expr.size() && (expr[i] == '+' || expr[i] == '-'))
+                  ++i;
+                while (i < expr.size() && digit(expr[i]))
+                  ++i;
+              }
+          }
+        else if (letter(expr[i]))
+          {
+            const std::size_t start = i;
+            while (i < expr.size() && (letter(expr[i]) || digit(expr[i])))
+              ++i;
+            if (expr.compare(start, i - start, "t") == 0)
+              return true;
+          }
+        else
+          ++i;
+      }
+    return false;
   }
 
   static std::string variables(unsigned int dim, bool with_u)

@@ -107,6 +107,10 @@ namespace casekit
   template <int dim>
   std::unique_ptr<FunctionParser<dim>> parsed(const std::vector<std::string> &exprs, double time = 0.0);
 
+  /// whether a muParser expression names the time variable t (an identifier, not a letter of
+  /// another name nor a number's exponent)
+  bool depends_on_time(const std::string &expr);
+
   /// R(x, u) (no time dependence) as a parser over (x, y[, z]) whose "time" variable is named u:
   /// set_time(u) before value(x)
   template <int dim>

@@ -41,6 +41,10 @@ namespace casekit
         for (const auto &v : s.get_child("beta"))
           b.push_back(v.second.get_value<std::string>());
         beta = parsed<dim>(b);
+        // the operator (its matrix) changes in time only through these (Robin alpha is a number)
+        coefficients_in_time = depends_on_time(s.get<std::string>("kappa")) || depends_on_time(s.get<std::string>("c"));
+        for (const auto &e : b)
+          coefficients_in_time = coefficients_in_time || depends_on_time(e);
         convective = s.get<bool>("convective");
         // Burgers: the transport u (b . grad u) with b = beta
         burgers = s.get<bool>("burgers", false);
@@ -177,15 +181,27 @@ namespace casekit
 
       /// Newton on  m (a0 w - h/ dt) + theta S(w, t) [+ explicit part] = 0  (mass_a0 = m a0 / dt,
       /// mass_h = m / dt); linear problems take one step.
+      /// A linear problem whose matrix is constant in time (coefficients free of t) keeps its
+      /// factorisation from step to step while the scheme's weights (mass_a0, theta) are the same:
+      /// each step then assembles its residual only, and solves with the kept factors.
       void newton(double t, double mass_a0, double mass_h, const Vector<double> &history, double theta, double)
       {
         Vector<double> residual(dofh.n_dofs()), delta(dofh.n_dofs());
         const unsigned int max_it = nonlinear ? in.newton_max : 1;
+        const bool reuse = !nonlinear && !coefficients_in_time;
         for (unsigned int it = 0; it < max_it; ++it)
           {
-            assemble_system(t, mass_a0, mass_h, history, theta, residual);
-            SparseDirectUMFPACK direct;
-            direct.initialize(jacobian);
+            if (reuse && factors && factors_a0 == mass_a0 && factors_theta == theta)
+              assemble_residual(t, mass_a0, mass_h, history, theta, residual);
+            else
+              {
+                assemble_system(t, mass_a0, mass_h, history, theta, residual);
+                factors = std::make_unique<SparseDirectUMFPACK>();
+                factors->initialize(jacobian);
+                factors_a0    = mass_a0;
+                factors_theta = theta;
+              }
+            SparseDirectUMFPACK &direct = *factors;
             delta = residual;
             direct.solve(delta);
             homogeneous.distribute(delta);
@@ -203,8 +219,15 @@ namespace casekit
                            Vector<double> &residual)
       {
         jacobian = 0;
+        assemble_residual(t, mass_a0, mass_h, history, theta, residual, true);
+      }
+
+      /// The residual at u (and the Jacobian too when `with_matrix`), constrained rows zero.
+      void assemble_residual(double t, double mass_a0, double mass_h, const Vector<double> &history, double theta,
+                             Vector<double> &residual, bool with_matrix = false)
+      {
         residual = 0;
-        assemble(u, t, mass_a0, history, mass_h, theta, residual, true);
+        assemble(u, t, mass_a0, history, mass_h, theta, residual, with_matrix);
         if (explicit_step != nullptr)
           residual += *explicit_step;
         // constrained rows: the explicit part must not disturb them
@@ -241,6 +264,15 @@ namespace casekit
               natural[b.id] = &b;
               data[b.id] = parsed<dim>(b.value, t);
             }
+        // kappa, c and beta free of t are evaluated (muParser) once per quadrature point, on the
+        // first assembly, and read back on every later one
+        const bool cached = !coefficients_in_time && coefficients_ready;
+        if (!coefficients_in_time && !coefficients_ready)
+          {
+            coefficient_k.resize(disc.tria.n_active_cells() * nq);
+            coefficient_c.resize(disc.tria.n_active_cells() * nq);
+            coefficient_b.resize(disc.tria.n_active_cells() * nq);
+          }
         for (const auto &cell : dofh.active_cell_iterators())
           {
             fv.reinit(cell);
@@ -258,11 +290,29 @@ namespace casekit
             for (unsigned int q = 0; q < nq; ++q)
               {
                 const Point<dim> &x = fv.quadrature_point(q);
-                const double k = kappa->value(x), cq = c->value(x), dx = fv.JxW(q),
-                             fq = f_weight * f->value(x) + (source != nullptr ? sv[q] : 0.0);
+                const std::size_t at = cell->active_cell_index() * nq + q;
+                const double dx = fv.JxW(q), fq = f_weight * f->value(x) + (source != nullptr ? sv[q] : 0.0);
+                double k, cq;
                 Tensor<1, dim> b;
-                for (unsigned int d = 0; d < dim; ++d)
-                  b[d] = beta->value(x, d);
+                if (cached)
+                  {
+                    k  = coefficient_k[at];
+                    cq = coefficient_c[at];
+                    b  = coefficient_b[at];
+                  }
+                else
+                  {
+                    k  = kappa->value(x);
+                    cq = c->value(x);
+                    for (unsigned int d = 0; d < dim; ++d)
+                      b[d] = beta->value(x, d);
+                    if (!coefficients_in_time)
+                      {
+                        coefficient_k[at] = k;
+                        coefficient_c[at] = cq;
+                        coefficient_b[at] = b;
+                      }
+                  }
                 double r = 0, dr = 0;
                 if (reaction)
                   {
@@ -351,6 +401,7 @@ namespace casekit
             else
               homogeneous.distribute_local_to_global(cr, dofs, residual);
           }
+        coefficients_ready = !coefficients_in_time;
       }
 
       const Inputs &                            in;
@@ -360,6 +411,11 @@ namespace casekit
       std::unique_ptr<FunctionParser<dim>>      kappa, c, f, beta;
       std::unique_ptr<FunctionParser<dim>>      reaction, dreaction;
       bool                                      convective = false, burgers = false, nonlinear = false, supg = false;
+      bool                                      coefficients_in_time = false, coefficients_ready = false;
+      std::vector<double>                       coefficient_k, coefficient_c;
+      std::vector<Tensor<1, dim>>               coefficient_b;
+      std::unique_ptr<SparseDirectUMFPACK>      factors;
+      double                                    factors_a0 = 0, factors_theta = 0;
       double                                    mass = 0;
       AffineConstraints<double>                 homogeneous, inhomogeneous;
       SparsityPattern                           pattern;
