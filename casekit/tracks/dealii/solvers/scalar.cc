@@ -41,6 +41,19 @@ namespace casekit
         for (const auto &v : s.get_child("beta"))
           b.push_back(v.second.get_value<std::string>());
         beta = parsed<dim>(b);
+        // f = sum_k h_k(t) g_k(x) + rest(x, t) when the settings split it (solvers/__init__.py
+        // time_modes): each g_k is evaluated once per quadrature point, each h_k once per assembly
+        if (const auto split = s.get_child_optional("f_modes"))
+          {
+            for (const auto &m : split->get_child("modes"))
+              {
+                f_time.push_back(parsed<dim>({m.second.get<std::string>("time")}));
+                f_space.push_back(parsed<dim>({m.second.get<std::string>("space")}));
+              }
+            const std::string rest = split->get<std::string>("rest");
+            if (rest != "0")
+              f_rest = parsed<dim>({rest});
+          }
         // the operator (its matrix) changes in time only through these (Robin alpha is a number)
         coefficients_in_time = depends_on_time(s.get<std::string>("kappa")) || depends_on_time(s.get<std::string>("c"));
         for (const auto &e : b)
@@ -267,6 +280,17 @@ namespace casekit
         // kappa, c and beta free of t are evaluated (muParser) once per quadrature point, on the
         // first assembly, and read back on every later one
         const bool cached = !coefficients_in_time && coefficients_ready;
+        const std::size_t n_modes = f_space.size();
+        std::vector<double> mode_at_t(n_modes);
+        for (std::size_t m = 0; m < n_modes; ++m)
+          {
+            f_time[m]->set_time(t);
+            mode_at_t[m] = f_time[m]->value(Point<dim>());
+          }
+        if (f_rest)
+          f_rest->set_time(t);
+        if (n_modes > 0 && !modes_ready)
+          mode_values.resize(disc.tria.n_active_cells() * nq * n_modes);
         if (!coefficients_in_time && !coefficients_ready)
           {
             coefficient_k.resize(disc.tria.n_active_cells() * nq);
@@ -291,7 +315,21 @@ namespace casekit
               {
                 const Point<dim> &x = fv.quadrature_point(q);
                 const std::size_t at = cell->active_cell_index() * nq + q;
-                const double dx = fv.JxW(q), fq = f_weight * f->value(x) + (source != nullptr ? sv[q] : 0.0);
+                double f_here = 0;
+                if (n_modes == 0)
+                  f_here = f->value(x);
+                else
+                  {
+                    double *g = &mode_values[at * n_modes];
+                    if (!modes_ready)
+                      for (std::size_t m = 0; m < n_modes; ++m)
+                        g[m] = f_space[m]->value(x);
+                    for (std::size_t m = 0; m < n_modes; ++m)
+                      f_here += mode_at_t[m] * g[m];
+                    if (f_rest)
+                      f_here += f_rest->value(x);
+                  }
+                const double dx = fv.JxW(q), fq = f_weight * f_here + (source != nullptr ? sv[q] : 0.0);
                 double k, cq;
                 Tensor<1, dim> b;
                 if (cached)
@@ -402,6 +440,7 @@ namespace casekit
               homogeneous.distribute_local_to_global(cr, dofs, residual);
           }
         coefficients_ready = !coefficients_in_time;
+        modes_ready        = n_modes > 0;
       }
 
       const Inputs &                            in;
@@ -412,6 +451,10 @@ namespace casekit
       std::unique_ptr<FunctionParser<dim>>      reaction, dreaction;
       bool                                      convective = false, burgers = false, nonlinear = false, supg = false;
       bool                                      coefficients_in_time = false, coefficients_ready = false;
+      std::vector<std::unique_ptr<FunctionParser<dim>>> f_time, f_space;
+      std::unique_ptr<FunctionParser<dim>>      f_rest;
+      bool                                      modes_ready = false;
+      std::vector<double>                       mode_values;
       std::vector<double>                       coefficient_k, coefficient_c;
       std::vector<Tensor<1, dim>>               coefficient_b;
       std::unique_ptr<SparseDirectUMFPACK>      factors;
