@@ -10,6 +10,7 @@ import typer
 
 from casekit.cli.app import (
     EXECUTOR_HELP,
+    NAMES,
     SCHEDULER_HELP,
     Output,
     app,
@@ -18,6 +19,7 @@ from casekit.cli.app import (
     executor_options,
     jobs_option,
     json_option,
+    listing_names,
     print_json,
 )
 from casekit.cli.output import table
@@ -195,26 +197,48 @@ def calibrate_timing(
     shown.result({"out": str(out), **timed})
 
 
-@app.command()
+def _baseline_kinds() -> tuple[str, ...]:
+    from casekit.evaluate.baselines import KINDS
+
+    return KINDS
+
+
+@app.command(cls=listing_names(kind=_baseline_kinds))
 def baselines(
-    cases: Path = typer.Option(..., "--cases", help="A build directory or a packaged dataset."),
+    cases: Path = typer.Option(..., "--cases", help="A build directory, a packaged dataset or a release."),
+    subset: str = typer.Option("", "--set", help="A further set of cases of the dataset or release (authored: "
+                               "its configurations authored_*), as casekit evaluate --set takes it; default: its "
+                               "main set."),
     out: Path = typer.Option(Path("baselines"), "--out", help="Writes OUT/<kind>/<case_id>/solver.py."),
-    kind: list[str] = typer.Option([], "--kind", help="calibration, zero, dirichlet_first, dirichlet_nearest, "
-                                   "initial, forcing (default: all)."),
+    kind: list[str] = typer.Option([], "--kind", help=f"A baseline: {NAMES} (repeat for several; default: all)."),
     track: str = typer.Option("dolfinx", "--track", "-t", help="The track the submissions are written for."),
     as_json: bool = json_option("the submission directories written"),
 ) -> None:
-    """Write baseline submission directories: the calibration solvers and the trivial cheaters,
-    ready for ``casekit evaluate --submissions OUT/<kind>``."""
+    """Write baseline submission directories: the calibration solvers and every inverter of the
+    battery, ready for ``casekit evaluate --submissions OUT/<kind>``; a kind that gets no case
+    (it applies to none, or the track takes no Python) writes nothing and says why."""
     from casekit.evaluate.baselines import KINDS, write_baselines
     from casekit.evaluate.store import open_store
+    from casekit.tracks import TRACKS
 
     for k in kind:
         if k not in KINDS:
             raise UnknownName(f"unknown baseline {k!r}", valid=", ".join(KINDS))
-    counts = write_baselines(open_store(cases, track), out, tuple(kind) or KINDS, track)
+    store = open_store(cases, track, subset)
+    counts = write_baselines(store, out, tuple(kind) or KINDS, track)
+    language = TRACKS.get(track).language
     shown = Output(as_json)
+    written: dict[str, dict[str, Any]] = {}
+    not_written: dict[str, str] = {}
     for k, n in counts.items():
-        shown.say(f"{out / k}: {n} submission(s)")
-    shown.result({"out": str(out), "track": track, "submissions": {k: {"directory": str(out / k), "cases": n}
-                                                                   for k, n in counts.items()}})
+        if n:
+            written[k] = {"directory": str(out / k), "cases": n}
+            shown.say(f"{out / k}: {n} submission(s)")
+            continue
+        if k != "calibration" and language != "python":
+            not_written[k] = f"the inverters are Python submissions and the {track} track takes {language}"
+        else:
+            not_written[k] = f"applies to none of the {len(store.records)} case(s)"
+        shown.say(f"{k}: {not_written[k]}; nothing written")
+    shown.result({"out": str(out), "track": track, "set": subset, "cases": len(store.records),
+                  "submissions": written, "not_written": not_written})
