@@ -26,7 +26,7 @@ from typing import Any
 
 from casekit import executors
 from casekit.errors import CasekitError, UsageError
-from casekit.evaluate.journal import Journal
+from casekit.evaluate.journal import Journal, Key
 from casekit.evaluate.pairing import Attempt, CaseBatch, evaluate_case
 from casekit.evaluate.store import CaseStore
 from casekit.evaluate.verdicts import record_hash
@@ -232,8 +232,8 @@ def plan(opts: EvalOptions, journal: Journal, ignored: list[str] | None = None,
                 files: dict[str, bytes] = {}
                 if path is not None:
                     files, failure = read_submission(path, names)
-                sha = _sha(files) if files else (hashlib.sha256(repr(failure).encode()).hexdigest() if failure else "")
-                done = journal.done((opts.track, system, case_id, n), sha)
+                sha = _sha(files)  # empty when none were read: the attempt never runs
+                done = _journaled(journal, (opts.track, system, case_id, n), sha, failure)
                 if done is not None and done.get("record_content_hash") == current:
                     resumed.append(done)
                     continue
@@ -246,6 +246,39 @@ def plan(opts: EvalOptions, journal: Journal, ignored: list[str] | None = None,
                                               opts.out / "artifacts" / system / case_id / f"attempt_{n}", failure,
                                               opts.prompt_variant))
     return [batches[k] for k in sorted(batches)], resumed
+
+
+#: failures known before anything runs: the attempt is never prepared nor run
+NOT_RUN = ("missing_submission", "invalid_submission")
+
+
+def ran(verdict: dict[str, Any]) -> bool:
+    """Whether the verdict's attempt was prepared and run (it had a submission that could be
+    read): the attempts that take an evaluation's time."""
+    return bool(verdict.get("submission_sha256"))
+
+
+def _journaled(journal: Journal, key: Key, sha: str, failure: tuple[str, str] | None) -> dict[str, Any] | None:
+    """The journal's verdict of an attempt when it still stands (:meth:`Journal.done`).  An
+    attempt that never runs is given again -- nothing runs, it costs nothing -- when the journal's
+    verdict of it, which never ran either, gave another reason or was keyed by the reason's hash
+    (an older casekit's), so a verdict of nothing always says why now."""
+    v = journal.verdicts.get(key)
+    if v is not None and not sha and failure is not None and _never_ran(v):
+        same = v.get("submission_sha256") == "" and v.get("failure") == {"category": failure[0],
+                                                                          "message": failure[1][:2000]}
+        return v if same else None
+    return journal.done(key, sha)
+
+
+def _never_ran(v: dict[str, Any]) -> bool:
+    """Whether a journaled verdict is of an attempt that never ran: no submission's hash (an
+    older casekit wrote the hash of the reason instead)."""
+    failure = v.get("failure") or {}
+    if failure.get("category") not in NOT_RUN:
+        return False
+    sha = v.get("submission_sha256", "")
+    return not sha or sha == hashlib.sha256(repr((failure["category"], failure.get("message"))).encode()).hexdigest()
 
 
 def _same_variant(journal: Journal, track: str, system: str, variant: str) -> None:
