@@ -62,11 +62,17 @@ def evaluate(
     prompt_variant: str = typer.Option("standard", "--prompt-variant", help="The prompt variant the submissions "
                                        "were written from, recorded in every verdict and shown by casekit report: "
                                        "standard, or thresholds (casekit prompt --state-thresholds)."),
+    only: list[str] = typer.Option([], "--only", help="Evaluate only this case (descriptive or public id; repeat "
+                                   "for several). Not a benchmark score: that covers every case and counts one "
+                                   "without a submission as a failure, as the default does."),
+    only_submitted: bool = typer.Option(False, "--only-submitted", help="Evaluate only the cases some "
+                                        "--submissions directory holds (with --only: those too). Not a benchmark "
+                                        "score, as --only."),
     as_json: bool = json_option("the verdicts"),
 ) -> None:
     """Run each submission isolated (no network, limits, only the agent view visible), check every
     run's artifacts, and apply the staged gates: F-Exec -> F-Acc -> F-Time -> Pass."""
-    from casekit.evaluate.run import EvalOptions, Work
+    from casekit.evaluate.run import EvalOptions, Work, ran
     from casekit.evaluate.run import evaluate as run_evaluate
     from casekit.runner.base import RUNNERS
 
@@ -92,17 +98,16 @@ def evaluate(
     opts = EvalOptions(store, submissions, out, track, system, repeats, jobs, runner=runner, memory_mb=memory_mb,
                        timing=timing, timing_file=timing_file,
                        executor=executor_options(executor, scheduler, jobs), convergence=resolutions,
-                       prompt_variant=prompt_variant)
+                       prompt_variant=prompt_variant, only=tuple(only), only_submitted=only_submitted)
     with Display("evaluate", console_err, unit="cases", part_unit="attempts", order=STAGE_ORDER) as display:
         def planned(work: Work) -> None:
-            resumed = f"; {work.resumed} verdict(s) resumed from {out / 'verdicts.jsonl'}" if work.resumed else ""
-            display.say(f"evaluating {work.cases} case(s), {work.attempts} attempt(s) on {track}{resumed}")
-            display.start(work.cases, work.attempts)
+            display.say(planned_line(work, track, out / "verdicts.jsonl"))
+            display.start(work.cases, work.attempts, work=work.runs)
 
         try:
             verdicts = run_evaluate(opts, planned=planned, warn=display.say,
                                     done=lambda vs: display.advance([v["stage"] for v in vs], parts=len(vs),
-                                                                    line=case_line(vs)))
+                                                                    line=case_line(vs), work=sum(map(ran, vs))))
         except KeyboardInterrupt:
             display.stop()
             console_err.print(f"interrupted: the verdicts finished so far are in {out / 'verdicts.jsonl'}; run the "
@@ -111,9 +116,47 @@ def evaluate(
     if as_json:
         print_json(verdicts)
         return
-    console.print(verdict_table(verdicts))
+    listed = len(verdicts) <= LISTED_VERDICTS
+    console.print(verdict_table(verdicts) if listed else verdict_summary(verdicts))
     passed = sum(v["passed"] for v in verdicts)
-    console.print(f"{passed}/{len(verdicts)} passed; verdicts in {out / 'verdicts.jsonl'}", markup=False)
+    where = f"verdicts in {out / 'verdicts.jsonl'}" if listed else \
+        f"every verdict in {out / 'verdicts.jsonl'} (casekit report {out}; --json prints them)"
+    console.print(f"{passed}/{len(verdicts)} passed; {where}", markup=False, highlight=False)
+
+
+def planned_line(work: Any, track: str, journal: Path) -> str:
+    """What an evaluation is about to do: cases and attempts, how many of them run (the others
+    never do: no submission), how many verdicts are resumed, and a restriction to some cases."""
+    runs = f" ({work.runs} of them run; {work.attempts - work.runs} have no submission that can)" \
+        if work.runs < work.attempts else ""
+    resumed = f"; {work.resumed} verdict(s) resumed from {journal}" if work.resumed else ""
+    line = f"evaluating {work.cases} case(s), {work.attempts} attempt(s){runs} on {track}{resumed}"
+    if work.covered < work.of:
+        line += (f"; restricted to {work.covered} of the {work.of} cases: not a benchmark score, which counts "
+                 "every case")
+    return line
+
+
+#: verdicts printed one per line; more are summarised by system and family (all are in the journal)
+LISTED_VERDICTS = 40
+
+
+def verdict_summary(verdicts: list[dict[str, Any]]) -> object:
+    """The verdicts counted by system and family, by stage, with how many attempts never ran (no
+    submission): bounded by the registries, never by the cases."""
+    from casekit.evaluate.run import ran
+
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for v in verdicts:
+        groups.setdefault((v["system"], str(v.get("family", ""))), []).append(v)
+    columns = ["system", "family", "verdicts", *STAGE_ORDER, "not run"]
+    rows = []
+    for (system, family), vs in sorted(groups.items()):
+        stages = Counter(v["stage"] for v in vs)
+        rows.append([system, family, str(len(vs)), *(str(stages[s]) for s in STAGE_ORDER),
+                     str(sum(not ran(v) for v in vs))])
+    return table(f"verdicts ({len(verdicts)}) by system and family", columns, rows, ids=("system", "family"),
+                 right=columns[2:])
 
 
 def verdict_table(verdicts: list[dict]) -> object:  # type: ignore[type-arg]

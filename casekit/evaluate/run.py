@@ -31,6 +31,7 @@ from casekit.evaluate.pairing import Attempt, CaseBatch, evaluate_case
 from casekit.evaluate.store import CaseStore
 from casekit.evaluate.verdicts import record_hash
 from casekit.executors import ExecutorOptions
+from casekit.ids import no_such_case
 from casekit.prompts.variants import check_variant, variant_of
 from casekit.runner.limits import Limits
 from casekit.tracks import TRACKS
@@ -66,6 +67,11 @@ class EvalOptions:
     #: the prompt variant the submissions were written from (casekit.prompts.variants), recorded
     #: in every verdict
     prompt_variant: str = "standard"
+    #: evaluate only these cases (descriptive or public ids) -- explicitly: a benchmark score
+    #: covers every case, and counts one without a submission as a failure (the default)
+    only: tuple[str, ...] = ()
+    #: evaluate only the cases some system submitted for (with ``only``: those too)
+    only_submitted: bool = False
 
     def systems(self) -> list[tuple[str, Path]]:
         dirs = [self.submissions] if isinstance(self.submissions, Path) else list(self.submissions)
@@ -111,6 +117,11 @@ class Work:
     cases: int
     attempts: int
     resumed: int
+    #: of the attempts, those that run (the others never run: no submission, or one that cannot be read)
+    runs: int = 0
+    #: the cases the evaluation covers, and the store's (fewer when it is restricted: ``only``)
+    covered: int = 0
+    of: int = 0
 
 
 class LayoutError(Exception):
@@ -207,9 +218,10 @@ def plan(opts: EvalOptions, journal: Journal, ignored: list[str] | None = None,
     store = opts.store
     batches: dict[str, CaseBatch] = {}
     resumed: list[dict[str, Any]] = []
+    submitted: dict[str, dict[str, list[Path]]] = {}
     for system, root in opts.systems():
         _same_variant(journal, opts.track, system, opts.prompt_variant)
-        by_case: dict[str, list[Path]] = {}
+        by_case = submitted.setdefault(system, {})
         for case_dir in sorted(root.iterdir()):
             case_id = store.resolve(case_dir.name)
             if case_id is None:
@@ -217,7 +229,9 @@ def plan(opts: EvalOptions, journal: Journal, ignored: list[str] | None = None,
                     ignored.append(f"{system}: {case_dir.name!r} matches no built case of the {opts.track} track")
                 continue
             by_case.setdefault(case_id, []).append(case_dir)
-        for case_id in sorted(store.records):
+    covered = selected(opts, {c for by_case in submitted.values() for c in by_case})
+    for system, by_case in submitted.items():
+        for case_id in covered:
             found = by_case.get(case_id, [])
             current = record_hash(store.records[case_id])
             attempts: list[tuple[int, Path | None, tuple[str, str] | None]]
@@ -246,6 +260,25 @@ def plan(opts: EvalOptions, journal: Journal, ignored: list[str] | None = None,
                                               opts.out / "artifacts" / system / case_id / f"attempt_{n}", failure,
                                               opts.prompt_variant))
     return [batches[k] for k in sorted(batches)], resumed
+
+
+def selected(opts: EvalOptions, submitted: set[str] | None = None) -> list[str]:
+    """The cases an evaluation covers: every case of the store -- a benchmark score, in which a
+    case without a submission is a failure -- unless it is restricted explicitly, to the cases
+    ``only`` names and, with ``only_submitted``, those some system submitted for (``submitted``)."""
+    store = opts.store
+    if not opts.only and not opts.only_submitted:
+        return sorted(store.records)
+    chosen = set(submitted or ()) if opts.only_submitted else set()
+    for name in opts.only:
+        case_id = store.resolve(name)
+        if case_id is None:
+            raise no_such_case(name, [*store.records, *store.public_ids()], f"{store.root} ({opts.track})")
+        chosen.add(case_id)
+    if not chosen:
+        raise UsageError("no submissions directory holds a case of the evaluation, so --only-submitted leaves none",
+                         valid="DIR/<case id>/solver.py, with the case ids (or public ids) of the cases")
+    return sorted(chosen)
 
 
 #: failures known before anything runs: the attempt is never prepared nor run
@@ -368,7 +401,10 @@ def evaluate(opts: EvalOptions, done: Callable[[list[dict[str, Any]]], None] = l
     ignored: list[str] = []
     rescored: list[str] = []
     batches, resumed = plan(opts, journal, ignored, rescored)
-    planned(Work(len(batches), sum(len(b.attempts) for b in batches), len(resumed)))
+    covered = {b.record["id"] for b in batches} | {v["case_id"] for v in resumed}  # each run or resumed
+    planned(Work(len(batches), sum(len(b.attempts) for b in batches), len(resumed),
+                 runs=sum(a.failure is None for b in batches for a in b.attempts), covered=len(covered),
+                 of=len(opts.store.records)))
     for message in ignored:
         warn(f"ignored: {message}")
     for message in rescored:
@@ -383,7 +419,7 @@ def evaluate(opts: EvalOptions, done: Callable[[list[dict[str, Any]]], None] = l
     executors.make(opts.executor or ExecutorOptions(jobs=opts.jobs)).run(
         score_batch, [(b, ctx) for b in batches], arrived)
     systems = {name for name, _ in opts.systems()}
-    return [v for v in journal.all() if v["track"] == opts.track and v["system"] in systems]
+    return [v for v in journal.all() if v["track"] == opts.track and v["system"] in systems and v["case_id"] in covered]
 
 
 def evaluate_attempt(store: CaseStore, case: str, code: str, out: Path, *, track: str = "dolfinx",

@@ -20,7 +20,7 @@ from tests.evaluate.test_verdict_guard import CASE, _sound, _store, _submissions
 
 
 @pytest.fixture
-def paired(fake: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+def paired(fake: Any, monkeypatch: pytest.MonkeyPatch) -> Any:  # noqa: F811 (the imported fixture)
     """Paired timing with the fake runs: the calibration solver is an exact one."""
     monkeypatch.setattr(pairing, "calibration_settings", lambda record: {})
     monkeypatch.setattr(type(TRACKS.get("dolfinx")), "calibration_submission",
