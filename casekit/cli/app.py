@@ -8,19 +8,20 @@ here at the root group, so every way of invoking the app (console script, tests)
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import typer
 from rich.text import Text
-from typer.core import TyperGroup
+from typer.core import TyperCommand, TyperGroup
 
 from casekit.cli.output import Output, console, console_err, print_json
 from casekit.errors import CasekitError, UnknownName, UsageError
 from casekit.suggest import did_you_mean
 
 #: the consoles and the JSON printer live in casekit.cli.output; importable from here as before
-__all__ = ["APP_SETTINGS", "EXECUTOR_HELP", "SCHEDULER_HELP", "Output", "app", "command_group", "console",
-           "console_err", "executor_options", "jobs_option", "json_option", "print_json"]
+__all__ = ["APP_SETTINGS", "EXECUTOR_HELP", "NAMES", "SCHEDULER_HELP", "Output", "app", "command_group", "console",
+           "console_err", "executor_options", "jobs_option", "json_option", "listing_names", "print_json"]
 
 
 def json_option(what: str = "the result") -> Any:
@@ -34,6 +35,26 @@ def jobs_option(default: int, what: str) -> Any:
     """``--jobs``/``-j`` of every command that runs work in parallel (one definition, one
     validator: at least 1, else a usage error, exit status 2)."""
     return typer.Option(default, "--jobs", "-j", min=1, help=what)
+
+
+#: where an option's help lists a registry's names (:func:`listing_names`)
+NAMES = "{names}"
+
+
+def listing_names(**names: Callable[[], Iterable[str]]) -> type[TyperCommand]:
+    """A command class whose options' help lists what a registry holds, read from the registry when
+    the help is shown -- never a hand-kept list, and no registry (some import their plugins and
+    numpy) is loaded by every other command line.  ``names`` maps an option's parameter name to
+    the registry's names; that option's help says where they go with ``{names}``."""
+
+    class Listing(TyperCommand):
+        def format_help(self, ctx: Any, formatter: Any) -> None:
+            for p in self.params:
+                if p.name in names and NAMES in (getattr(p, "help", None) or ""):
+                    p.help = p.help.replace(NAMES, ", ".join(names[p.name]()))  # type: ignore[attr-defined]
+            super().format_help(ctx, formatter)
+
+    return Listing
 
 
 class _Root(TyperGroup):

@@ -10,6 +10,7 @@ import typer
 
 from casekit.cli.app import (
     EXECUTOR_HELP,
+    NAMES,
     SCHEDULER_HELP,
     Output,
     app,
@@ -18,6 +19,7 @@ from casekit.cli.app import (
     executor_options,
     jobs_option,
     json_option,
+    listing_names,
     print_json,
 )
 from casekit.cli.output import table
@@ -60,11 +62,17 @@ def evaluate(
     prompt_variant: str = typer.Option("standard", "--prompt-variant", help="The prompt variant the submissions "
                                        "were written from, recorded in every verdict and shown by casekit report: "
                                        "standard, or thresholds (casekit prompt --state-thresholds)."),
+    only: list[str] = typer.Option([], "--only", help="Evaluate only this case (descriptive or public id; repeat "
+                                   "for several). Not a benchmark score: that covers every case and counts one "
+                                   "without a submission as a failure, as the default does."),
+    only_submitted: bool = typer.Option(False, "--only-submitted", help="Evaluate only the cases some "
+                                        "--submissions directory holds (with --only: those too). Not a benchmark "
+                                        "score, as --only."),
     as_json: bool = json_option("the verdicts"),
 ) -> None:
     """Run each submission isolated (no network, limits, only the agent view visible), check every
     run's artifacts, and apply the staged gates: F-Exec -> F-Acc -> F-Time -> Pass."""
-    from casekit.evaluate.run import EvalOptions, Work
+    from casekit.evaluate.run import EvalOptions, Work, ran
     from casekit.evaluate.run import evaluate as run_evaluate
     from casekit.runner.base import RUNNERS
 
@@ -90,17 +98,16 @@ def evaluate(
     opts = EvalOptions(store, submissions, out, track, system, repeats, jobs, runner=runner, memory_mb=memory_mb,
                        timing=timing, timing_file=timing_file,
                        executor=executor_options(executor, scheduler, jobs), convergence=resolutions,
-                       prompt_variant=prompt_variant)
+                       prompt_variant=prompt_variant, only=tuple(only), only_submitted=only_submitted)
     with Display("evaluate", console_err, unit="cases", part_unit="attempts", order=STAGE_ORDER) as display:
         def planned(work: Work) -> None:
-            resumed = f"; {work.resumed} verdict(s) resumed from {out / 'verdicts.jsonl'}" if work.resumed else ""
-            display.say(f"evaluating {work.cases} case(s), {work.attempts} attempt(s) on {track}{resumed}")
-            display.start(work.cases, work.attempts)
+            display.say(planned_line(work, track, out / "verdicts.jsonl"))
+            display.start(work.cases, work.attempts, work=work.runs)
 
         try:
             verdicts = run_evaluate(opts, planned=planned, warn=display.say,
                                     done=lambda vs: display.advance([v["stage"] for v in vs], parts=len(vs),
-                                                                    line=case_line(vs)))
+                                                                    line=case_line(vs), work=sum(map(ran, vs))))
         except KeyboardInterrupt:
             display.stop()
             console_err.print(f"interrupted: the verdicts finished so far are in {out / 'verdicts.jsonl'}; run the "
@@ -109,9 +116,47 @@ def evaluate(
     if as_json:
         print_json(verdicts)
         return
-    console.print(verdict_table(verdicts))
+    listed = len(verdicts) <= LISTED_VERDICTS
+    console.print(verdict_table(verdicts) if listed else verdict_summary(verdicts))
     passed = sum(v["passed"] for v in verdicts)
-    console.print(f"{passed}/{len(verdicts)} passed; verdicts in {out / 'verdicts.jsonl'}", markup=False)
+    where = f"verdicts in {out / 'verdicts.jsonl'}" if listed else \
+        f"every verdict in {out / 'verdicts.jsonl'} (casekit report {out}; --json prints them)"
+    console.print(f"{passed}/{len(verdicts)} passed; {where}", markup=False, highlight=False)
+
+
+def planned_line(work: Any, track: str, journal: Path) -> str:
+    """What an evaluation is about to do: cases and attempts, how many of them run (the others
+    never do: no submission), how many verdicts are resumed, and a restriction to some cases."""
+    runs = f" ({work.runs} of them run; {work.attempts - work.runs} have no submission that can)" \
+        if work.runs < work.attempts else ""
+    resumed = f"; {work.resumed} verdict(s) resumed from {journal}" if work.resumed else ""
+    line = f"evaluating {work.cases} case(s), {work.attempts} attempt(s){runs} on {track}{resumed}"
+    if work.covered < work.of:
+        line += (f"; restricted to {work.covered} of the {work.of} cases: not a benchmark score, which counts "
+                 "every case")
+    return line
+
+
+#: verdicts printed one per line; more are summarised by system and family (all are in the journal)
+LISTED_VERDICTS = 40
+
+
+def verdict_summary(verdicts: list[dict[str, Any]]) -> object:
+    """The verdicts counted by system and family, by stage, with how many attempts never ran (no
+    submission): bounded by the registries, never by the cases."""
+    from casekit.evaluate.run import ran
+
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for v in verdicts:
+        groups.setdefault((v["system"], str(v.get("family", ""))), []).append(v)
+    columns = ["system", "family", "verdicts", *STAGE_ORDER, "not run"]
+    rows = []
+    for (system, family), vs in sorted(groups.items()):
+        stages = Counter(v["stage"] for v in vs)
+        rows.append([system, family, str(len(vs)), *(str(stages[s]) for s in STAGE_ORDER),
+                     str(sum(not ran(v) for v in vs))])
+    return table(f"verdicts ({len(verdicts)}) by system and family", columns, rows, ids=("system", "family"),
+                 right=columns[2:])
 
 
 def verdict_table(verdicts: list[dict]) -> object:  # type: ignore[type-arg]
@@ -195,26 +240,48 @@ def calibrate_timing(
     shown.result({"out": str(out), **timed})
 
 
-@app.command()
+def _baseline_kinds() -> tuple[str, ...]:
+    from casekit.evaluate.baselines import KINDS
+
+    return KINDS
+
+
+@app.command(cls=listing_names(kind=_baseline_kinds))
 def baselines(
-    cases: Path = typer.Option(..., "--cases", help="A build directory or a packaged dataset."),
+    cases: Path = typer.Option(..., "--cases", help="A build directory, a packaged dataset or a release."),
+    subset: str = typer.Option("", "--set", help="A further set of cases of the dataset or release (authored: "
+                               "its configurations authored_*), as casekit evaluate --set takes it; default: its "
+                               "main set."),
     out: Path = typer.Option(Path("baselines"), "--out", help="Writes OUT/<kind>/<case_id>/solver.py."),
-    kind: list[str] = typer.Option([], "--kind", help="calibration, zero, dirichlet_first, dirichlet_nearest, "
-                                   "initial, forcing (default: all)."),
+    kind: list[str] = typer.Option([], "--kind", help=f"A baseline: {NAMES} (repeat for several; default: all)."),
     track: str = typer.Option("dolfinx", "--track", "-t", help="The track the submissions are written for."),
     as_json: bool = json_option("the submission directories written"),
 ) -> None:
-    """Write baseline submission directories: the calibration solvers and the trivial cheaters,
-    ready for ``casekit evaluate --submissions OUT/<kind>``."""
+    """Write baseline submission directories: the calibration solvers and every inverter of the
+    battery, ready for ``casekit evaluate --submissions OUT/<kind>``; a kind that gets no case
+    (it applies to none, or the track takes no Python) writes nothing and says why."""
     from casekit.evaluate.baselines import KINDS, write_baselines
     from casekit.evaluate.store import open_store
+    from casekit.tracks import TRACKS
 
     for k in kind:
         if k not in KINDS:
             raise UnknownName(f"unknown baseline {k!r}", valid=", ".join(KINDS))
-    counts = write_baselines(open_store(cases, track), out, tuple(kind) or KINDS, track)
+    store = open_store(cases, track, subset)
+    counts = write_baselines(store, out, tuple(kind) or KINDS, track)
+    language = TRACKS.get(track).language
     shown = Output(as_json)
+    written: dict[str, dict[str, Any]] = {}
+    not_written: dict[str, str] = {}
     for k, n in counts.items():
-        shown.say(f"{out / k}: {n} submission(s)")
-    shown.result({"out": str(out), "track": track, "submissions": {k: {"directory": str(out / k), "cases": n}
-                                                                   for k, n in counts.items()}})
+        if n:
+            written[k] = {"directory": str(out / k), "cases": n}
+            shown.say(f"{out / k}: {n} submission(s)")
+            continue
+        if k != "calibration" and language != "python":
+            not_written[k] = f"the inverters are Python submissions and the {track} track takes {language}"
+        else:
+            not_written[k] = f"applies to none of the {len(store.records)} case(s)"
+        shown.say(f"{k}: {not_written[k]}; nothing written")
+    shown.result({"out": str(out), "track": track, "set": subset, "cases": len(store.records),
+                  "submissions": written, "not_written": not_written})

@@ -47,26 +47,41 @@ class Tally:
     #: when the last unit finished
     began_at: float = 0.0
     last_at: float = 0.0
+    #: the parts that take the time (an evaluation's attempts that run; None: every unit alike),
+    #: and how many of them finished
+    work_total: int | None = None
+    work_done: int = 0
 
-    def add(self, at: float, outcomes: Iterable[str] = (), units: int = 1, parts: int = 0) -> None:
-        """``units`` finished ``at`` seconds after the start, holding ``parts`` parts with these outcomes."""
+    def add(self, at: float, outcomes: Iterable[str] = (), units: int = 1, parts: int = 0, work: int = 0) -> None:
+        """``units`` finished ``at`` seconds after the start, holding ``parts`` parts with these
+        outcomes, ``work`` of which took time."""
         self.done += units
         self.parts_done += parts
+        self.work_done += work
         for o in outcomes:
             self.counts[o] = self.counts.get(o, 0) + 1
         self.last_at = max(self.last_at, at)
 
     def eta(self, now: float) -> float | None:
         """Seconds left ``now`` seconds after the start: the mean time per unit so far (from
-        ``began_at``) times the units left, counted down since the last unit finished (never
-        below zero; 0 when all are done); None before the first unit finished or without a total."""
+        ``began_at``) times the units left -- per part that takes time when ``work_total`` says
+        how many do (units without any, an evaluation's cases without a submission, finish at
+        once and would make the rest look as quick) -- counted down since the last unit finished
+        (never below zero; 0 when all are done); None before the first unit (the first part that
+        takes time) finished or without a total."""
         if self.total is None or self.done <= 0:
             return None
         left = self.total - self.done
         if left <= 0:
             return 0.0
-        per_unit = max(self.last_at - self.began_at, 0.0) / self.done
-        return max(per_unit * left - max(now - self.last_at, 0.0), 0.0)
+        spent = max(self.last_at - self.began_at, 0.0)
+        if self.work_total:
+            if self.work_done <= 0:
+                return None
+            estimate = spent / self.work_done * max(self.work_total - self.work_done, 0)
+        else:
+            estimate = spent / self.done * left
+        return max(estimate - max(now - self.last_at, 0.0), 0.0)
 
     def outcomes(self) -> str:
         """``2 Pass, 1 F-Acc``: every outcome seen, the ordered ones first."""
@@ -135,10 +150,11 @@ class Display:
         with self._lock:
             return self.tally.figures(self.elapsed())
 
-    def start(self, total: int, parts: int | None = None) -> None:
-        """The work is known: ``total`` units (holding ``parts`` parts)."""
+    def start(self, total: int, parts: int | None = None, work: int | None = None) -> None:
+        """The work is known: ``total`` units (holding ``parts`` parts, ``work`` of which take
+        the time: :attr:`Tally.work_total`)."""
         with self._lock:
-            self.tally.total, self.tally.parts_total = total, parts
+            self.tally.total, self.tally.parts_total, self.tally.work_total = total, parts, work
             self.tally.began_at = self.tally.last_at = self.elapsed()
         self._bar.update(self._task, total=total, completed=self.tally.done)
 
@@ -153,11 +169,11 @@ class Display:
         """What is running now (shown on a terminal only)."""
         self._bar.update(self._task, note=text)
 
-    def advance(self, outcomes: Iterable[str] = (), parts: int = 0, line: str = "") -> None:
-        """One unit finished (with ``parts`` parts and these outcomes); ``line`` says which and
-        how, as a note on a terminal, as a printed line elsewhere."""
+    def advance(self, outcomes: Iterable[str] = (), parts: int = 0, line: str = "", work: int = 0) -> None:
+        """One unit finished (with ``parts`` parts and these outcomes, ``work`` of them took
+        time); ``line`` says which and how, as a note on a terminal, as a printed line elsewhere."""
         with self._lock:
-            self.tally.add(self.elapsed(), outcomes, parts=parts)
+            self.tally.add(self.elapsed(), outcomes, parts=parts, work=work)
             figures = self.tally.figures(self.elapsed())
         self._bar.update(self._task, completed=self.tally.done, note=f"last: {line}" if line else "")
         if not self.live and line:

@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from casekit.build.machine import machine_label as machine
 from casekit.errors import CasekitError
 from casekit.evaluate.baselines import calibration_settings
@@ -74,9 +76,12 @@ def evaluate_case(batch: CaseBatch, track: Track, *, repeats: int, limits: Limit
     (extra runs after the timed rounds, never gating)."""
     record = batch.record
     spec = record["case_spec"]
-    mask = grid_mask(spec, record.get("id"))
-    reference = batch.reference.load(spec) if isinstance(batch.reference, Reference) else \
-        load_reference(batch.reference, spec)
+    if any(a.failure is None for a in batch.attempts):
+        mask = grid_mask(spec, record.get("id"))
+        reference = batch.reference.load(spec) if isinstance(batch.reference, Reference) else \
+            load_reference(batch.reference, spec)
+    else:  # nothing will run (no submission): nothing is scored, the reference is not sampled
+        mask, reference = np.zeros(0, dtype=bool), {}
     states: list[tuple[Attempt, Execution, RunScorer, dict[str, bytes | Path] | None]] = []
     with tempfile.TemporaryDirectory(prefix="casekit-eval-") as tmp:
         work = Path(tmp)
@@ -151,7 +156,10 @@ def evaluate_case(batch: CaseBatch, track: Track, *, repeats: int, limits: Limit
                     return (check.errors[-1], "") if check.errors else (None, "no error was scored")
                 conv = self_convergence(convergence, run, spec, work / f"a{i}-convergence")
             shutil.rmtree(work / f"prep{i}", ignore_errors=True)  # its program is not run again
-            out.append(verdict(record, ex, scorer if prepared is not None else None, tm, track=track.name,
+            # an attempt that never ran beside the calibration was paired with nothing: its
+            # runtime threshold is the build's (no attempt's gate was reached)
+            timed = tm if ex.runs or tm.mode != "paired" else _timing("build", [], record, None)
+            out.append(verdict(record, ex, scorer if prepared is not None else None, timed, track=track.name,
                                system=a.system, attempt=a.attempt, submission_sha256=a.sha256, convergence=conv,
                                prompt_variant=a.prompt_variant))
     return out
@@ -200,10 +208,10 @@ def _disk_bytes(prepared: dict[str, bytes | Path]) -> int:
 
 
 def _timing(mode: str, cal_times: list[float], record: dict[str, Any], t_file: float | None) -> Timing:
-    if mode == "paired":
-        if not cal_times:  # no attempt ran: the gate is never reached
-            return Timing("paired", float(record["evaluation_metadata"]["t_base"]), [], machine())
+    if mode == "paired" and cal_times:
         return Timing("paired", statistics.median(cal_times), cal_times, machine())
+    if mode == "paired":  # no attempt ran, so nothing was paired: the gate is never reached
+        return Timing("build", float(record["evaluation_metadata"]["t_base"]), [], "")
     if mode == "file":
         assert t_file is not None
         return Timing("file", t_file, [], machine())

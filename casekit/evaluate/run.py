@@ -26,11 +26,12 @@ from typing import Any
 
 from casekit import executors
 from casekit.errors import CasekitError, UsageError
-from casekit.evaluate.journal import Journal
+from casekit.evaluate.journal import Journal, Key
 from casekit.evaluate.pairing import Attempt, CaseBatch, evaluate_case
 from casekit.evaluate.store import CaseStore
 from casekit.evaluate.verdicts import record_hash
 from casekit.executors import ExecutorOptions
+from casekit.ids import no_such_case
 from casekit.prompts.variants import check_variant, variant_of
 from casekit.runner.limits import Limits
 from casekit.tracks import TRACKS
@@ -66,6 +67,11 @@ class EvalOptions:
     #: the prompt variant the submissions were written from (casekit.prompts.variants), recorded
     #: in every verdict
     prompt_variant: str = "standard"
+    #: evaluate only these cases (descriptive or public ids) -- explicitly: a benchmark score
+    #: covers every case, and counts one without a submission as a failure (the default)
+    only: tuple[str, ...] = ()
+    #: evaluate only the cases some system submitted for (with ``only``: those too)
+    only_submitted: bool = False
 
     def systems(self) -> list[tuple[str, Path]]:
         dirs = [self.submissions] if isinstance(self.submissions, Path) else list(self.submissions)
@@ -111,6 +117,11 @@ class Work:
     cases: int
     attempts: int
     resumed: int
+    #: of the attempts, those that run (the others never run: no submission, or one that cannot be read)
+    runs: int = 0
+    #: the cases the evaluation covers, and the store's (fewer when it is restricted: ``only``)
+    covered: int = 0
+    of: int = 0
 
 
 class LayoutError(Exception):
@@ -207,9 +218,10 @@ def plan(opts: EvalOptions, journal: Journal, ignored: list[str] | None = None,
     store = opts.store
     batches: dict[str, CaseBatch] = {}
     resumed: list[dict[str, Any]] = []
+    submitted: dict[str, dict[str, list[Path]]] = {}
     for system, root in opts.systems():
         _same_variant(journal, opts.track, system, opts.prompt_variant)
-        by_case: dict[str, list[Path]] = {}
+        by_case = submitted.setdefault(system, {})
         for case_dir in sorted(root.iterdir()):
             case_id = store.resolve(case_dir.name)
             if case_id is None:
@@ -217,7 +229,9 @@ def plan(opts: EvalOptions, journal: Journal, ignored: list[str] | None = None,
                     ignored.append(f"{system}: {case_dir.name!r} matches no built case of the {opts.track} track")
                 continue
             by_case.setdefault(case_id, []).append(case_dir)
-        for case_id in sorted(store.records):
+    covered = selected(opts, {c for by_case in submitted.values() for c in by_case})
+    for system, by_case in submitted.items():
+        for case_id in covered:
             found = by_case.get(case_id, [])
             current = record_hash(store.records[case_id])
             attempts: list[tuple[int, Path | None, tuple[str, str] | None]]
@@ -232,8 +246,8 @@ def plan(opts: EvalOptions, journal: Journal, ignored: list[str] | None = None,
                 files: dict[str, bytes] = {}
                 if path is not None:
                     files, failure = read_submission(path, names)
-                sha = _sha(files) if files else (hashlib.sha256(repr(failure).encode()).hexdigest() if failure else "")
-                done = journal.done((opts.track, system, case_id, n), sha)
+                sha = _sha(files)  # empty when none were read: the attempt never runs
+                done = _journaled(journal, (opts.track, system, case_id, n), sha, failure)
                 if done is not None and done.get("record_content_hash") == current:
                     resumed.append(done)
                     continue
@@ -246,6 +260,58 @@ def plan(opts: EvalOptions, journal: Journal, ignored: list[str] | None = None,
                                               opts.out / "artifacts" / system / case_id / f"attempt_{n}", failure,
                                               opts.prompt_variant))
     return [batches[k] for k in sorted(batches)], resumed
+
+
+def selected(opts: EvalOptions, submitted: set[str] | None = None) -> list[str]:
+    """The cases an evaluation covers: every case of the store -- a benchmark score, in which a
+    case without a submission is a failure -- unless it is restricted explicitly, to the cases
+    ``only`` names and, with ``only_submitted``, those some system submitted for (``submitted``)."""
+    store = opts.store
+    if not opts.only and not opts.only_submitted:
+        return sorted(store.records)
+    chosen = set(submitted or ()) if opts.only_submitted else set()
+    for name in opts.only:
+        case_id = store.resolve(name)
+        if case_id is None:
+            raise no_such_case(name, [*store.records, *store.public_ids()], f"{store.root} ({opts.track})")
+        chosen.add(case_id)
+    if not chosen:
+        raise UsageError("no submissions directory holds a case of the evaluation, so --only-submitted leaves none",
+                         valid="DIR/<case id>/solver.py, with the case ids (or public ids) of the cases")
+    return sorted(chosen)
+
+
+#: failures known before anything runs: the attempt is never prepared nor run
+NOT_RUN = ("missing_submission", "invalid_submission")
+
+
+def ran(verdict: dict[str, Any]) -> bool:
+    """Whether the verdict's attempt was prepared and run (it had a submission that could be
+    read): the attempts that take an evaluation's time."""
+    return bool(verdict.get("submission_sha256"))
+
+
+def _journaled(journal: Journal, key: Key, sha: str, failure: tuple[str, str] | None) -> dict[str, Any] | None:
+    """The journal's verdict of an attempt when it still stands (:meth:`Journal.done`).  An
+    attempt that never runs is given again -- nothing runs, it costs nothing -- when the journal's
+    verdict of it, which never ran either, gave another reason or was keyed by the reason's hash
+    (an older casekit's), so a verdict of nothing always says why now."""
+    v = journal.verdicts.get(key)
+    if v is not None and not sha and failure is not None and _never_ran(v):
+        same = v.get("submission_sha256") == "" and v.get("failure") == {"category": failure[0],
+                                                                          "message": failure[1][:2000]}
+        return v if same else None
+    return journal.done(key, sha)
+
+
+def _never_ran(v: dict[str, Any]) -> bool:
+    """Whether a journaled verdict is of an attempt that never ran: no submission's hash (an
+    older casekit wrote the hash of the reason instead)."""
+    failure = v.get("failure") or {}
+    if failure.get("category") not in NOT_RUN:
+        return False
+    sha = v.get("submission_sha256", "")
+    return not sha or sha == hashlib.sha256(repr((failure["category"], failure.get("message"))).encode()).hexdigest()
 
 
 def _same_variant(journal: Journal, track: str, system: str, variant: str) -> None:
@@ -335,7 +401,10 @@ def evaluate(opts: EvalOptions, done: Callable[[list[dict[str, Any]]], None] = l
     ignored: list[str] = []
     rescored: list[str] = []
     batches, resumed = plan(opts, journal, ignored, rescored)
-    planned(Work(len(batches), sum(len(b.attempts) for b in batches), len(resumed)))
+    covered = {b.record["id"] for b in batches} | {v["case_id"] for v in resumed}  # each run or resumed
+    planned(Work(len(batches), sum(len(b.attempts) for b in batches), len(resumed),
+                 runs=sum(a.failure is None for b in batches for a in b.attempts), covered=len(covered),
+                 of=len(opts.store.records)))
     for message in ignored:
         warn(f"ignored: {message}")
     for message in rescored:
@@ -350,7 +419,7 @@ def evaluate(opts: EvalOptions, done: Callable[[list[dict[str, Any]]], None] = l
     executors.make(opts.executor or ExecutorOptions(jobs=opts.jobs)).run(
         score_batch, [(b, ctx) for b in batches], arrived)
     systems = {name for name, _ in opts.systems()}
-    return [v for v in journal.all() if v["track"] == opts.track and v["system"] in systems]
+    return [v for v in journal.all() if v["track"] == opts.track and v["system"] in systems and v["case_id"] in covered]
 
 
 def evaluate_attempt(store: CaseStore, case: str, code: str, out: Path, *, track: str = "dolfinx",

@@ -160,3 +160,19 @@ def test_build_reports_each_case_on_the_shared_display(tmp_path: Path, monkeypat
     assert re.fullmatch(r"\[2/2 cases\] case_b: rejected \(the gaps grow\) -- 1 built, 1 rejected; "
                         r"\d+:\d\d:\d\d elapsed", lines[1]), lines
     assert [o["status"] for o in json.loads(result.stdout)] == ["built", "rejected"]
+
+
+def test_time_left_counts_only_the_parts_that_take_time() -> None:
+    """An evaluation whose first cases have no submission (they finish at once) does not promise
+    the rest as quick: the time is per attempt that runs (the rehearsal estimated 0:00:34 left at
+    the start of a 7.5-minute run), and unknown until one has."""
+    tally = Tally(total=600, parts_total=8400, work_total=11, began_at=0.0, last_at=0.0)
+    for i in range(20):  # 20 cases without a submission, 0.15 s each
+        tally.add(0.15 * (i + 1), ["F-Exec"] * 14, parts=14)
+    assert tally.eta(3.0) is None and not any(f.startswith("eta") for f in tally.figures(3.0))
+    tally.add(43.0, ["F-Exec"] * 13 + ["Pass"], parts=14, work=1)  # one attempt ran: 40 s
+    eta = tally.eta(43.0)
+    assert eta is not None and eta == 43.0 * 10  # ten attempts to run, at the time so far per run
+    unweighted = Tally(total=600, began_at=0.0, last_at=0.0)
+    unweighted.add(3.0, units=20)
+    assert unweighted.eta(3.0) == 3.0 / 20 * 580  # without work_total: every unit alike, as before
