@@ -150,7 +150,8 @@ def _write(sets: list[tuple[Subset, Path]], root: Path, name: str, version: str,
         section = provenance.section(import_report, records, rejected(sets[0][1], primary))
         about = f"{about.rstrip()}\n\n{section}\n"
     atomic_write_text(root / "README.md", card(name, version, records, tracks, license_id, packaged[0].by_track,
-                                               about, references=reference_sizes(root, every),
+                                               about, references=[(p.subset, reference_sizes(root, p.records))
+                                                                  for p in packaged],
                                                agent_rows=packaged[0].agent_rows,
                                                digests={f: sha256_file(root / f) for f in data},
                                                machine=packaged[0].machine, others=packaged[1:], notice=notice))
