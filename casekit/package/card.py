@@ -87,7 +87,7 @@ def references_text(references: Sequence[tuple[Subset, dict[str, int]]] | None) 
         return "`references/` the reference fields on the evaluation grids"
     each = []
     for s, r in references:
-        where = f"the set `{s.name}`" if s.name else "the main set"
+        where = f"the set `{s.name}`" if s.name else "the main set" if len(references) > 1 else "the dataset"
         each.append(f"{r['shipped']} of the {r['shipped'] + r['sampled']} case(s) of {where}"
                     + (f" ({r['bytes']:,} bytes compressed, {r['raw_bytes']:,} bytes of arrays)" if r["shipped"]
                        else ""))
@@ -155,10 +155,10 @@ tags:
 
 # Dataset Card for {name} {version}
 {f"{chr(10)}{notice.strip()}{chr(10)}" if notice.strip() else ""}
-A benchmark of {n} cases in which an agent must write a finite-element solver ({", ".join(libraries)}) for a
-PDE on a given domain; built, validated and packaged with casekit. Each case is scored by staged gates:
-the solver runs and writes valid output, its error on the evaluation grid is within the case's accuracy
-threshold, and it is fast enough beside the calibration solver timed on the same machine.
+A benchmark of {n} cases{_more_text(others)} in which an agent must write a finite-element solver
+({", ".join(libraries)}) for a PDE on a given domain; built, validated and packaged with casekit. Each case
+is scored by staged gates: the solver runs and writes valid output, its error on the evaluation grid is
+within the case's accuracy threshold, and it is fast enough beside the calibration solver timed on the same machine.
 
 ## Dataset Details
 
@@ -166,11 +166,11 @@ threshold, and it is fast enough beside the calibration solver timed on the same
 
 It has one split, `test`: it is for evaluation, not training. `agent.jsonl` holds exactly what an agent
 is given; `cases.jsonl` holds the evaluator-side records (thresholds, calibration, provenance);
-`case_specs/` each case's case_spec as JSON text;
+`case_specs/` each case's case_spec as JSON text{_also_text(others)};
 {references_text(references)}; `prompts/` the rendered prompts;
 `manifest.json` the sha256 of every file (check with `casekit verify`).
 
-| family | cases |
+{"The main set's cases:" + chr(10) + chr(10) if others else ""}| family | cases |
 |---|---|
 {rows}
 
@@ -178,7 +178,7 @@ is given; `cases.jsonl` holds the evaluator-side records (thresholds, calibratio
 |---|---|
 {drows}
 
-Median calibration error e_base: {median}.
+Median calibration error e_base{" of the main set" if others else ""}: {median}.
 
 - **Curated by:** built, validated and packaged with casekit {__version__}
 - **Language(s) (NLP):** English (the prompts); the case specifications are JSON, their expressions in
@@ -352,6 +352,18 @@ def fields_markdown(sets: Sequence[Subset], tagged: dict[str, tuple[int, int]] |
 
 def _cell(text: str) -> str:
     return text.replace("|", "\\|")
+
+
+def _more_text(others: Sequence[Packaged]) -> str:
+    """The further sets' cases beside the main set's count, in the card's first sentence."""
+    return "".join(f" (and {len(p.records)} more in the set `{p.subset.name}`, its own configurations)"
+                   for p in others)
+
+
+def _also_text(others: Sequence[Packaged]) -> str:
+    """Where the further sets' files are, beside the main set's."""
+    return "".join(f" (the set `{p.subset.name}`'s are `{p.subset.agent_file}`, "
+                   f"`{p.subset.records_file(p.subset.tracks[0])}` and `{p.subset.case_specs_dir}/`)" for p in others)
 
 
 def _configs_text(sets: Sequence[Subset], others: Sequence[Packaged]) -> str:

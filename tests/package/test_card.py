@@ -84,3 +84,13 @@ def test_the_headings_nest_under_the_provenance_section() -> None:
     prose = re.sub(r"```.*?```", "", text, flags=re.S)  # the loading snippet's comments are no headings
     levels = [len(line) - len(line.lstrip("#")) for line in prose.splitlines() if line.startswith("#")]
     assert all(b <= a + 1 for a, b in itertools.pairwise(levels))
+
+
+def test_the_counts_say_which_set_they_count() -> None:
+    text = _card(others=OTHERS)
+    assert "A benchmark of 2 cases (and 1 more in the set `authored`, its own configurations)" in text
+    assert "The main set's cases:\n\n| family | cases |" in text and "e_base of the main set:" in text
+    assert "(the set `authored`'s are `authored/agent.jsonl`, `authored/cases.jsonl` and `authored/case_specs/`)" \
+        in text
+    alone = _card()
+    assert "A benchmark of 2 cases in which" in alone and "main set" not in alone.split("## Dataset Structure")[0]
