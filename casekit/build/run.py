@@ -33,6 +33,9 @@ def case_files(paths: list[Path]) -> list[Path]:
     return out
 
 
+#: a build directory's ``<track>/build-report.json``: each case's status and the reason of a rejected one
+#: (``casekit build`` writes this run's cases, ``casekit dataset materialise`` every case it materialises)
+BUILD_REPORT = "build-report.json"
 #: one per process: a process's timed runs never overlap (a Dask worker is one process)
 _TIMING_LOCK = threading.Lock()
 
@@ -157,7 +160,7 @@ def _write(opts: BuildOptions, outcomes: list[CaseOutcome], prune: bool) -> None
     outcomes = sorted(outcomes, key=lambda o: o.case_id)
     track_dir = opts.build_dir / opts.track
     write_records(opts.build_dir, opts.track, prune, {o.path: o.case_id for o in outcomes if o.status == "built"})
-    write_json(track_dir / "build-report.json", [
+    write_json(track_dir / BUILD_REPORT, [
         {"case_id": o.case_id, "source": str(o.path), "status": o.status, "reason": o.reason,
          "family": o.family, "domain": o.domain, "e_base": o.e_base, "t_base": o.t_base,
          "cached": o.cached, "stage_seconds": o.stage_seconds, "solve_seconds": o.solve_seconds,

@@ -47,7 +47,7 @@ from casekit import __version__
 from casekit.build.cache import key
 from casekit.build.pipeline import REJECTION_RULES, BuildOptions, CaseOutcome, record_key, source_key
 from casekit.errors import CasekitError, UsageError
-from casekit.jsonio import atomic_write_bytes, dumps, read_json, sha256_bytes, sha256_file
+from casekit.jsonio import atomic_write_bytes, dumps, read_json, sha256_bytes, sha256_file, write_json
 from casekit.model.source import CaseSource, load_source_dict
 
 #: the entry format (an entry of another format is an error, never read as done)
@@ -672,13 +672,15 @@ class Materialised:
 def materialise(area: Area, sources: list[Source], tracks: list[str], out: Path,
                 identities: dict[str, TrackIdentity] | None = None) -> list[Materialised]:
     """Write the committed records of ``tracks`` for ``sources`` as a build directory ``out``
-    (``<track>/<id>/{record.json, calibration.npz, reference.npz}`` and ``<track>/records.jsonl``,
-    what ``casekit package`` reads), replacing ``out`` whole.  An entry counts when its source key
-    and solver code are this checkout's, and its library versions too where ``identities`` gives
-    them (a track whose environment is here); the rest is reported missing or stale.  A sample
-    track's (casekit.build.sample) are written for its sample's cases, as it is released."""
+    (``<track>/<id>/{record.json, calibration.npz, reference.npz}``, ``<track>/records.jsonl`` and
+    ``<track>/build-report.json``, each materialised case's status and the reason of a rejected one:
+    what ``casekit package`` reads, the card naming the rejected cases), replacing ``out`` whole.
+    An entry counts when its source key and solver code are this checkout's, and its library
+    versions too where ``identities`` gives them (a track whose environment is here); the rest is
+    reported missing or stale.  A sample track's (casekit.build.sample) are written for its
+    sample's cases, as it is released."""
     from casekit.build import sample
-    from casekit.build.run import write_records
+    from casekit.build.run import BUILD_REPORT, write_records
     from casekit.tracks import TRACKS
 
     if out.exists() and any(out.iterdir()) and not (out / ".materialised").exists():
@@ -712,6 +714,9 @@ def materialise(area: Area, sources: list[Source], tracks: list[str], out: Path,
                     rep.rejected.append((s.id, entry["reason"]))
             (tmp / t).mkdir(parents=True, exist_ok=True)
             write_records(tmp, t)
+            write_json(tmp / t / BUILD_REPORT, [{"case_id": cid, "status": "built", "reason": ""}
+                                                for cid in rep.records]
+                       + [{"case_id": cid, "status": "rejected", "reason": why} for cid, why in rep.rejected])
             reports.append(rep)
         if out.exists():
             shutil.rmtree(out)

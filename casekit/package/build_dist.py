@@ -41,6 +41,19 @@ def _records(build_dir: Path, track: str) -> list[dict[str, Any]]:
     return [rec for _, rec in iter_jsonl(path)]
 
 
+def rejected(build_dir: Path, track: str) -> dict[str, str]:
+    """The cases the build of ``build_dir`` rejected (or that failed) on ``track``, with the
+    build's reason: its ``build-report.json`` (``casekit dataset materialise`` lists every case it
+    materialises; ``casekit build`` its run's cases); none without one."""
+    from casekit.build.run import BUILD_REPORT
+
+    path = build_dir / track / BUILD_REPORT
+    if not path.is_file():
+        return {}
+    return {e["case_id"]: e.get("reason") or e["status"] for e in read_json(path)
+            if e.get("status") in ("rejected", "failed")}
+
+
 def manufactured(record: dict[str, Any]) -> bool:
     """Whether the case's reference is its manufactured solution (sampled at evaluation, not shipped)."""
     meta = record["evaluation_metadata"]
@@ -134,9 +147,11 @@ def _write(sets: list[tuple[Subset, Path]], root: Path, name: str, version: str,
     every = [r for p in packaged for r in p.records]
     data = [f for p in packaged for f in p.subset.files]
     if import_report is not None:
-        about = f"{about.rstrip()}\n\n{provenance.section(import_report, records)}\n"
+        section = provenance.section(import_report, records, rejected(sets[0][1], primary))
+        about = f"{about.rstrip()}\n\n{section}\n"
     atomic_write_text(root / "README.md", card(name, version, records, tracks, license_id, packaged[0].by_track,
-                                               about, references=reference_sizes(root, every),
+                                               about, references=[(p.subset, reference_sizes(root, p.records))
+                                                                  for p in packaged],
                                                agent_rows=packaged[0].agent_rows,
                                                digests={f: sha256_file(root / f) for f in data},
                                                machine=packaged[0].machine, others=packaged[1:], notice=notice))

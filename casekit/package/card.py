@@ -5,6 +5,7 @@ answers), limitations, citation (BibTeX) and maintenance."""
 
 from __future__ import annotations
 
+import re
 import statistics
 from collections.abc import Sequence
 from typing import Any
@@ -49,7 +50,8 @@ def configs_yaml(libraries: list[str], by_track: dict[str, list[dict[str, Any]]]
     views of every track; ``cases``, the primary track's evaluator records; ``cases_<track>``,
     every further track's; and the same for each further set of cases in ``others``,
     ``<set>_agent``, ``<set>`` and ``<set>_<track>``: :mod:`casekit.package.subsets`) and their
-    ``dataset_info``: features and the number of rows (which ``load_dataset`` checks).  Each
+    ``dataset_info``: features and the number of rows (which ``load_dataset`` checks; no
+    ``num_bytes``, which is the size of the prepared Arrow data, not of the file, and optional).  Each
     configuration's description names its file's sha256 (``digests``): ``datasets`` caches a
     local dataset by directory name and card metadata, so two releases ``<name>/1.0.0`` must not
     read alike."""
@@ -74,33 +76,38 @@ def configs_yaml(libraries: list[str], by_track: dict[str, list[dict[str, Any]]]
             entry["default"] = True
         entries.append(entry)
         infos.append({"config_name": cname, "features": feats,
-                      "splits": [{"name": "test", "num_bytes": 0, "num_examples": n}]})
+                      "splits": [{"name": "test", "num_examples": n}]})
     return yaml.safe_dump({"configs": entries, "dataset_info": infos}, sort_keys=False, width=1000).rstrip()
 
 
-def references_text(references: dict[str, int] | None) -> str:
-    """What the card says of the reference fields (``references``: what
-    :func:`casekit.package.build_dist.reference_sizes` gives)."""
-    if references is None:
+def references_text(references: Sequence[tuple[Subset, dict[str, int]]] | None) -> str:
+    """What the card says of the reference fields, set by set (``references``: each set with what
+    :func:`casekit.package.build_dist.reference_sizes` gives for its cases)."""
+    if not references:
         return "`references/` the reference fields on the evaluation grids"
-    shipped = references["shipped"]
-    return (f"`references/` the reference fields of the {shipped} case(s) without a manufactured solution "
-            f"(numerical references: {references['bytes']:,} bytes compressed, {references['raw_bytes']:,} bytes "
-            f"of arrays) -- the reference of each of the other {references['sampled']} case(s) is its manufactured "
+    each = []
+    for s, r in references:
+        where = f"the set `{s.name}`" if s.name else "the main set" if len(references) > 1 else "the dataset"
+        each.append(f"{r['shipped']} of the {r['shipped'] + r['sampled']} case(s) of {where}"
+                    + (f" ({r['bytes']:,} bytes compressed, {r['raw_bytes']:,} bytes of arrays)" if r["shipped"]
+                       else ""))
+    return ("`references/` the reference fields of the cases without a manufactured solution (numerical "
+            f"references): {'; '.join(each)} -- the reference of every other case is its manufactured "
             "solution (in its record), sampled on the evaluation grid when it is evaluated "
             "(`casekit evaluate --release`)")
 
 
 def card(name: str, version: str, records: list[dict[str, Any]], libraries: list[str], license_id: str,
          by_track: dict[str, list[dict[str, Any]]] | None = None, about: str = "",
-         references: dict[str, int] | None = None, agent_rows: int | None = None,
+         references: Sequence[tuple[Subset, dict[str, int]]] | None = None, agent_rows: int | None = None,
          digests: dict[str, str] | None = None, machine: dict[str, dict[str, Any]] | None = None,
          others: Sequence[Packaged] = (), notice: str = "") -> str:
     """The card, in the sections of Hugging Face's dataset card template; ``by_track`` (every
     track's records) adds the per-family calibration table beside the paper's
     (:mod:`casekit.package.numbers`), ``machine`` (the build's machine time per track) its table,
     and ``about`` (markdown: provenance, attribution, repairs) its own section; ``references``
-    (what the dataset ships of its references) is stated in its description; ``agent_rows`` and
+    (what the dataset ships of its references, per set: :func:`references_text`) is stated in its
+    description; ``agent_rows`` and
     ``digests`` (the sha256 of each JSONL file) go into the configurations (:func:`configs_yaml`);
     ``others`` are further sets of cases (the authored sample), each with its configurations and
     its own calibration table.  Every field of every configuration is described from the schemas
@@ -127,6 +134,7 @@ def card(name: str, version: str, records: list[dict[str, Any]], libraries: list
     about = f"\n## Provenance\n\n{_demote(about.strip())}\n" if about.strip() else ""
     inverters, margin = ", ".join(kinds()), SPAN_MARGIN
     sets = [Subset("", tuple(libraries)), *(p.subset for p in others)]
+    every = [*records, *(r for p in others for r in p.records)]
     return f"""---
 pretty_name: {name}
 language:
@@ -147,10 +155,10 @@ tags:
 
 # Dataset Card for {name} {version}
 {f"{chr(10)}{notice.strip()}{chr(10)}" if notice.strip() else ""}
-A benchmark of {n} cases in which an agent must write a finite-element solver ({", ".join(libraries)}) for a
-PDE on a given domain; built, validated and packaged with casekit. Each case is scored by staged gates:
-the solver runs and writes valid output, its error on the evaluation grid is within the case's accuracy
-threshold, and it is fast enough beside the calibration solver timed on the same machine.
+A benchmark of {n} cases{_more_text(others)} in which an agent must write a finite-element solver
+({", ".join(libraries)}) for a PDE on a given domain; built, validated and packaged with casekit. Each case
+is scored by staged gates: the solver runs and writes valid output, its error on the evaluation grid is
+within the case's accuracy threshold, and it is fast enough beside the calibration solver timed on the same machine.
 
 ## Dataset Details
 
@@ -158,11 +166,11 @@ threshold, and it is fast enough beside the calibration solver timed on the same
 
 It has one split, `test`: it is for evaluation, not training. `agent.jsonl` holds exactly what an agent
 is given; `cases.jsonl` holds the evaluator-side records (thresholds, calibration, provenance);
-`case_specs/` each case's case_spec as JSON text;
+`case_specs/` each case's case_spec as JSON text{_also_text(others)};
 {references_text(references)}; `prompts/` the rendered prompts;
 `manifest.json` the sha256 of every file (check with `casekit verify`).
 
-| family | cases |
+{"The main set's cases:" + chr(10) + chr(10) if others else ""}| family | cases |
 |---|---|
 {rows}
 
@@ -170,7 +178,7 @@ is given; `cases.jsonl` holds the evaluator-side records (thresholds, calibratio
 |---|---|
 {drows}
 
-Median calibration error e_base: {median}.
+Median calibration error e_base{" of the main set" if others else ""}: {median}.
 
 - **Curated by:** built, validated and packaged with casekit {__version__}
 - **Language(s) (NLP):** English (the prompts); the case specifications are JSON, their expressions in
@@ -198,8 +206,7 @@ re-timed beside each submission).
 
 ## Dataset Structure
 
-Configurations, each one split `test`: `agent` (the default: every agent view), `cases` (the primary track's
-records) and `cases_<track>` for each further track's records{_others_text(others)}. `datasets` reads the
+Configurations, each one split `test`: {_configs_text(sets, others)}. `datasets` reads the
 nested columns as JSON and rounds the numbers of such rows to 10 decimal places -- `casekit evaluate` reads
 the JSONL files exactly. The Croissant metadata
 (`croissant.json`) has record sets named as the configurations; its agent record sets give one row per case
@@ -218,7 +225,7 @@ task = next(iter(mlc.Dataset(jsonld=f"{{DIR}}/croissant.json").records("agent"))
 print(task["agent/target_library"].decode(), task["agent/prompt"].decode().splitlines()[0])
 ```
 
-{fields_markdown(sets)}
+{fields_markdown(sets, _tagged(sets, by_track or {libraries[0]: records}, others))}
 ## Dataset Creation
 
 ### Curation Rationale
@@ -235,9 +242,9 @@ Each case: a PDE family and parameters, a domain template with named boundary pa
 data, an evaluation grid and an output field. Manufactured cases hide their solution; the agent view never
 contains the solution, references, calibration settings, e_base, t_base or thresholds.
 
-Synthetic. Design points are sampled over each family's axes; data are derived symbolically; references
-are the manufactured solution on the grid or refined numerical solves; calibration solves are timed as the
-median of repeated isolated runs, each from a fresh state, on the machine recorded in each record (evaluations
+Synthetic. {_origin_text(every)}; data are derived symbolically; references
+are the manufactured solution on the grid or refined numerical solves; calibration solves are timed
+{_timing_text(every)}, from a fresh state, on the machine recorded in each record (evaluations
 re-time the calibration solver beside each submission: the runtime gate is a ratio).
 
 Every case passed static validation (schema, residual of the strong form, boundary and initial data,
@@ -320,10 +327,11 @@ The maintainers of the release this directory comes from (`CHANGELOG.md` lists i
 LOAD_DIR = "path/to/{name}"
 
 
-def fields_markdown(sets: Sequence[Subset]) -> str:
+def fields_markdown(sets: Sequence[Subset], tagged: dict[str, tuple[int, int]] | None = None) -> str:
     """The card's field tables: every column of every configuration of ``sets`` (agent views and
     records, each kind once with the configurations it describes) and the keys of the case_spec,
-    each with its description from the schemas (:mod:`casekit.package.fields`)."""
+    each with its description from the schemas (:mod:`casekit.package.fields`); ``tagged``
+    (records configuration -> records with tags, records) says which records carry ``tags``."""
     kinds = {"agent": ("Agent views", [s.agent_config for s in sets]),
              "cases": ("Evaluator records", [s.records_config(t) for s in sets for t in s.tracks])}
     out = ["### Fields\n"]
@@ -331,6 +339,10 @@ def fields_markdown(sets: Sequence[Subset]) -> str:
         names = ", ".join(f"`{c}`" for c in configs)
         out.append(f"{title} -- configurations {names}:\n\n| field | description |\n|---|---|")
         out += [f"| `{k}` | {_cell(doc)} |" for k, doc in described(kind).items()]
+        if kind == "cases" and tagged:
+            out.append("\nWhich records carry `tags` here: " + "; ".join(
+                f"all {n} of `{c}`" if k == n else f"{'none' if k == 0 else k} of the {n} of `{c}`"
+                for c, (k, n) in tagged.items()) + ".")
         out.append("")
     out.append("The `case_spec` object (in both):\n\n| key | description |\n|---|---|")
     out += [f"| `{k}` | {_cell(doc)} |" for k, doc in described("case_spec").items()]
@@ -342,14 +354,59 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-def _others_text(others: Sequence[Packaged]) -> str:
-    """The card's sentence on the further sets of cases, inside its paragraph on configurations."""
-    if not others:
-        return ""
-    return "; " + "; ".join(
-        f"the set `{p.subset.name}` ({len(p.records)} cases, not counted above) is `\"{p.subset.agent_config}\"`, "
-        f"`\"{p.subset.records_config(p.subset.tracks[0])}\"` and "
-        f"`\"{p.subset.name}_<track>\"` in `{p.subset.prefix}`" for p in others)
+def _more_text(others: Sequence[Packaged]) -> str:
+    """The further sets' cases beside the main set's count, in the card's first sentence."""
+    return "".join(f" (and {len(p.records)} more in the set `{p.subset.name}`, its own configurations)"
+                   for p in others)
+
+
+def _also_text(others: Sequence[Packaged]) -> str:
+    """Where the further sets' files are, beside the main set's."""
+    return "".join(f" (the set `{p.subset.name}`'s are `{p.subset.agent_file}`, "
+                   f"`{p.subset.records_file(p.subset.tracks[0])}` and `{p.subset.case_specs_dir}/`)" for p in others)
+
+
+def _configs_text(sets: Sequence[Subset], others: Sequence[Packaged]) -> str:
+    """The card's list of the configurations this dataset has, set by set."""
+    def each(s: Subset) -> str:
+        return ", ".join([f"`{s.agent_config}` ({'the default: ' if not s.name else ''}its agent views, one per "
+                          "case and track)", *(f"`{s.records_config(t)}` (its {t} records, `{s.records_file(t)}`)"
+                                               for t in s.tracks)])
+    sizes = {p.subset.name: len(p.records) for p in others}
+    return "; ".join(f"the main set: {each(s)}" if not s.name else
+                     f"the set `{s.name}` ({sizes[s.name]} cases, not counted above, in `{s.prefix}`): {each(s)}"
+                     for s in sets)
+
+
+def _tagged(sets: Sequence[Subset], by_track: dict[str, list[dict[str, Any]]], others: Sequence[Packaged]
+            ) -> dict[str, tuple[int, int]]:
+    """Records configuration -> (its records with tags, its records)."""
+    tracks = {s.name: (by_track if not s.name else next(p.by_track for p in others if p.subset == s)) for s in sets}
+    return {s.records_config(t): (sum(1 for r in rs if r.get("tags")), len(rs))
+            for s in sets for t in s.tracks if (rs := tracks[s.name].get(t)) is not None}
+
+
+def _origin_text(records: Sequence[dict[str, Any]]) -> str:
+    """Where the cases' design points come from: drawn over a family's axes, or adapted from a
+    published record (``evaluation_metadata.provenance``)."""
+    adapted = sum(1 for r in records if r.get("evaluation_metadata", {}).get("provenance"))
+    drawn = len(records) - adapted
+    parts = ([f"{drawn} case(s) are design points sampled over each family's axes"] if drawn else []) + \
+        ([f"{adapted} adapt a published record (see Provenance)"] if adapted else [])
+    return "; ".join(parts) or "Design points are sampled over each family's axes"
+
+
+def _timing_text(records: Sequence[dict[str, Any]]) -> str:
+    """How the calibration's t_base was timed: the number of timed runs the records hold."""
+    runs = sorted({len(r["evaluation_metadata"]["t_base_runs"]) for r in records
+                   if r.get("evaluation_metadata", {}).get("t_base_runs")})
+    if not runs:
+        return "in isolated runs"
+    if runs == [1]:
+        return "in one isolated run per case (t_base is that run; `t_base_runs` holds it)"
+    if len(runs) == 1:
+        return f"as the median of {runs[0]} isolated runs per case (`t_base_runs`)"
+    return f"as the median of {runs[0]} to {runs[-1]} isolated runs per case (`t_base_runs`)"
 
 
 def _other_set(p: Packaged) -> str:
@@ -370,6 +427,22 @@ def _count(records: list[dict[str, Any]]) -> dict[str, int]:
     return out
 
 
-def _demote(markdown: str) -> str:
-    """``markdown`` with its headings one level below the card's sections."""
-    return "\n".join("##" + line if line.startswith("#") else line for line in markdown.splitlines())
+def _demote(markdown: str, top: int = 3) -> str:
+    """``markdown`` with its headings below the card's section: its highest at level ``top``, and
+    each at most one level below the heading before it (no level skipped); fenced code is left as
+    it is."""
+    lines = markdown.splitlines()
+    fenced, levels = False, []
+    for i, line in enumerate(lines):
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        elif not fenced and (m := re.match(r"(#{1,6}) ", line)):
+            levels.append((i, len(m.group(1))))
+    if not levels:
+        return markdown
+    shift, previous = top - min(n for _, n in levels), top - 1
+    for i, n in levels:
+        level = min(n + shift, previous + 1, 6)
+        lines[i] = "#" * level + lines[i][n:]
+        previous = level
+    return "\n".join(lines)

@@ -129,8 +129,9 @@ def table(by_track: dict[str, list[dict[str, Any]]], paper: bool = True) -> str:
         out += [f"| {r.family} | {r.track} | {r.cases} | {_num(r.e_median)} | {_num(r.e_p95)} | {_num(r.e_max)} | "
                 f"{r.t_median:.2f} |" for r in rows(by_track)]
         return "\n".join(out)
-    out = ["| family | track | cases | paper | e_base median | paper | e_base p95 | paper | e_base max | paper | "
-           "t_base median [s] |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    out = ["| family | track | cases | paper cases | e_base median | paper e_base median | e_base p95 | "
+           "paper e_base p95 | e_base max | paper e_base max | t_base median [s] |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows(by_track):
         p = r.paper
         pm, pp, px = (p.e_median, p.e_p95, p.e_max) if p else (None, None, None)

@@ -208,6 +208,11 @@ def test_a_sample_track_is_counted_and_complete_over_its_sample(tmp_path: Path) 
                             {"dealii": dealii, "dolfinx": dolfinx})
     assert rep.sample and rep.complete and sorted(c for c, _ in rep.rejected) == [s.id for s in chosen]
     assert not full.sample and not full.complete and len(full.missing) == 60
+    # the build directory names each rejected case with the build's reason (the dataset card does)
+    from casekit.package.build_dist import rejected
+
+    assert rejected(tmp_path / "out", "dealii") == {s.id: "r" for s in chosen}
+    assert rejected(tmp_path / "out", "dolfinx") == {}
 
 
 @pytest.mark.dolfinx

@@ -26,6 +26,12 @@ def test_the_paper_table_is_appendix_f() -> None:
     assert numbers.PAPER["poisson"].e_median == 8.0e-5 and numbers.PAPER["wave"].tracks["firedrake"] is None
 
 
+def test_the_paper_columns_are_headed_by_what_they_hold() -> None:
+    header = numbers.table({"dolfinx": [_record("heat", 1e-4, 1.0)]}).splitlines()[0]
+    assert header == ("| family | track | cases | paper cases | e_base median | paper e_base median | e_base p95 | "
+                      "paper e_base p95 | e_base max | paper e_base max | t_base median [s] |")
+
+
 def test_medians_and_percentiles_beside_the_papers() -> None:
     # e_base 1e-4 .. 2e-3 (20 values, shuffled): median 1.05e-3, nearest-rank p95 the 19th, max the 20th
     es = [i * 1e-4 for i in range(1, 21)]

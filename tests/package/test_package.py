@@ -197,6 +197,26 @@ def test_the_card_has_the_calibration_table_and_the_provenance(built: Path, tmp_
     assert verify(out) == []
 
 
+def test_the_card_names_a_case_the_build_rejected_with_the_builds_reason(built: Path, tmp_path: Path) -> None:
+    """The build directory's report (``casekit dataset materialise`` writes every case's outcome)
+    is what the card's provenance reads: an imported case the build rejected is named with the
+    build's reason, not counted as one the import left out."""
+    build = tmp_path / "build"
+    shutil.copytree(built / "build", build)
+    report = json.loads((build / "dolfinx" / "build-report.json").read_text())
+    report.append({"case_id": "poisson_gone", "status": "rejected", "reason": "e_base=5.6e-01 is not below 0.05"})
+    (build / "dolfinx" / "build-report.json").write_text(json.dumps(report))
+    imported = [{"original_id": "gone", "id": "poisson_gone", "provenance": {"status": "replaced"},
+                 "anchor": {"family": "poisson", "math_type": "elliptic", "domain": "square_with_hole"}},
+                {"original_id": "left", "id": None, "anchor": {"family": "poisson", "math_type": "elliptic",
+                                                                "domain": "unit_square"}}]
+    package(build, ["dolfinx"], tmp_path / "d", name="test-set", version="1.0.0", import_report=imported)
+    card = (tmp_path / "d" / "README.md").read_text()
+    assert "- `poisson_gone` (anchor record `gone`, replaced by the import): e_base=5.6e-01 is not below 0.05" in card
+    assert "| poisson | square_with_hole | 1 | 0 | 0 | 0 | 0 | 0 | 1 |" in card
+    assert "| poisson | unit_square | 1 | 0 | 0 | 0 | 0 | 1 | 0 |" in card
+
+
 def test_a_release_is_reproduced_from_its_sources_and_a_difference_is_named(built: Path, dist: Path,
                                                                              tmp_path: Path) -> None:
     """``casekit reproduce`` rebuilds the released cases from their sources in a fresh build
