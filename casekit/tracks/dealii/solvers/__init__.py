@@ -171,6 +171,11 @@ def _scalar(*, kappa: Any = 1, beta: Any = None, c: Any = 0, reaction: Any = Non
     split = time_modes(f)
     if split is not None:
         out["f_modes"] = split
+    c_sym = _sym(c)
+    # symmetric positive definite (diffusion, a non-negative constant reaction, no transport): the
+    # program solves a 3-D system of it by preconditioned CG instead of factorising it
+    out["spd"] = bool(not convective and not supg and not burgers and reaction is None and c_sym.is_number
+                      and float(c_sym) >= 0)
     if reaction is not None:
         r = _sym(reaction, ("u",))
         if T in r.free_symbols:
