@@ -151,11 +151,12 @@ def dataset(session: nox.Session) -> None:
                                      capture_output=True, text=True).stdout)["complete"]
     ready = [t for t in tracks if done.get(t)]
     missing += [f"{t} (not complete: nox -s dataset -- --shard ... --tracks {t})" for t in tracks if t not in ready]
-    complete_in = {name: [t for t in ready if json.loads(subprocess.run(
-        [casekit, "dataset", "status", *_dataset_where(name), "--tracks", ",".join(ready), "--json"],
+    complete_in = {name: [t for t in tracks if json.loads(subprocess.run(
+        [casekit, "dataset", "status", *_dataset_where(name), "--tracks", ",".join(tracks), "--json"],
         capture_output=True, text=True).stdout)["complete"].get(t)] for name in DATASET_SUBSETS}
     missing += [f"the set {name} on {t} (not complete: nox -s dataset -- --shard {name}.S --tracks {t})"
-                for name, complete in complete_in.items() for t in ready if t not in complete]
+                for name, complete in complete_in.items() for t in tracks if t not in complete]
+    complete_in = {name: [t for t in complete if t in ready] for name, complete in complete_in.items()}
     if missing and not args.partial:
         # a release is immutable: one cut without a track would need another release to add it
         session.log("not releasing: " + "; ".join(missing) + " -- build them, name the tracks to release with "
