@@ -113,16 +113,30 @@ def put(path: Path, source_key: str) -> None:
         pass
 
 
-def prime(paths: Iterable[Path], derive_key: Callable[[Path], str], jobs: int) -> None:
+def prime(paths: Iterable[Path], derive_key: Callable[[Path], str], jobs: int,
+          progress: Callable[[int, int], None] | None = None) -> None:
     """Derive, in ``jobs`` processes, the keys of the sources at ``paths`` not cached yet, and
-    cache them (``derive_key`` must be a picklable module-level function)."""
+    cache them (``derive_key`` must be a picklable module-level function); ``progress(done,
+    total)`` is told the count first (done 0) and after each source -- minutes of derivation after
+    a code change are otherwise silent."""
     todo = [p for p in paths if get(p) is None]
-    if not enabled() or len(todo) < PARALLEL_FROM or jobs < 2:
+    if not enabled() or len(todo) < PARALLEL_FROM:
         return  # a few sources are derived where they are needed
     prune()
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        for path, k in zip(todo, pool.map(derive_key, todo, chunksize=1), strict=True):
+    if progress is not None:
+        progress(0, len(todo))
+    if jobs < 2:
+        results: Iterable[str] = map(derive_key, todo)
+        for i, (path, k) in enumerate(zip(todo, results, strict=True), start=1):
             put(path, k)
+            if progress is not None:
+                progress(i, len(todo))
+        return
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        for i, (path, k) in enumerate(zip(todo, pool.map(derive_key, todo, chunksize=1), strict=True), start=1):
+            put(path, k)
+            if progress is not None:
+                progress(i, len(todo))
 
 
 #: code versions whose keys are kept (the others' are removed when a new set is primed)

@@ -128,14 +128,16 @@ def derive_key(path: Path) -> str:
     return Source(path, load_source_dict(path), path.name)._derived[0]
 
 
-def prime_keys(sources: Iterable[Source], jobs: int | None = None) -> None:
+def prime_keys(sources: Iterable[Source], jobs: int | None = None,
+               progress: Callable[[int, int], None] | None = None) -> None:
     """Derive the keys of ``sources`` that this machine's derivation cache does not hold, in
-    ``jobs`` processes (default: every core): a dataset's hundreds of sources in parallel."""
+    ``jobs`` processes (default: every core): a dataset's hundreds of sources in parallel;
+    ``progress(done, total)`` as :func:`casekit.build.derivation_cache.prime` reports it."""
     import os
 
     from casekit.build import derivation_cache
 
-    derivation_cache.prime([s.path for s in sources], derive_key, jobs or os.cpu_count() or 1)
+    derivation_cache.prime([s.path for s in sources], derive_key, jobs or os.cpu_count() or 1, progress)
 
 
 def read_sources(paths: Iterable[Path]) -> list[Source]:

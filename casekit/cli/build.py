@@ -154,12 +154,24 @@ EXCLUDE_HELP = ("A directory or file of the sources to leave out (repeatable): c
 
 
 def _sources(paths: list[Path], exclude: list[Path] | None = None) -> list:  # type: ignore[type-arg]
-    from casekit.build.shards import read_sources
+    """The dataset's sources, each one's key derived (once per casekit code: the machine's
+    derivation cache) with a progress display -- after a code change, hundreds of sources take
+    minutes, which the dataset commands otherwise spent in silence."""
+    from casekit.build.shards import prime_keys, read_sources
 
     for p in [*paths, *(exclude or [])]:
         if not p.exists():
             raise UsageError(f"{p} does not exist")
-    return read_sources(_without(paths, exclude or []))
+    sources = read_sources(_without(paths, exclude or []))
+    with Display("deriving sources", console_err, unit="sources", transient=True) as display:
+        def progress(done: int, total: int) -> None:
+            if done == 0:
+                display.say(f"deriving {total} case source(s) once for this casekit code (kept in the machine's "
+                            "derivation cache; CASEKIT_CACHE_DIR moves it)")
+            display.update(done, total)
+
+        prime_keys(sources, progress=progress)
+    return sources
 
 
 def _without(paths: list[Path], exclude: list[Path]) -> list[Path]:

@@ -95,3 +95,27 @@ def test_no_derivation_imports_the_packages_the_digest_leaves_out() -> None:
     loaded = set(eval(done.stdout.strip().splitlines()[-1]))
     assert "derive" in loaded and "expr" in loaded  # it derived
     assert not loaded & set(derivation_cache.NOT_DERIVATION), loaded & set(derivation_cache.NOT_DERIVATION)
+
+
+def _fake_key(path: Path) -> str:
+    """A stand-in derivation (module level: it runs in worker processes)."""
+    return "key-" + path.name
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_priming_reports_its_count_first_then_each_source_and_nothing_once_cached(
+        jobs: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CASEKIT_CACHE_DIR", str(tmp_path / "cache"))
+    paths = []
+    for i in range(derivation_cache.PARALLEL_FROM + 1):
+        p = tmp_path / f"case{i}.yaml"
+        p.write_text(f"id: case{i}\n")
+        paths.append(p)
+    calls: list[tuple[int, int]] = []
+    derivation_cache.prime(paths, _fake_key, jobs, lambda done, total: calls.append((done, total)))
+    n = len(paths)
+    assert calls == [(i, n) for i in range(n + 1)]  # the count first (0 done), then one by one
+    assert [derivation_cache.get(p) for p in paths] == [f"key-{p.name}" for p in paths]
+    calls.clear()
+    derivation_cache.prime(paths, _fake_key, jobs, lambda done, total: calls.append((done, total)))
+    assert calls == []  # all cached: nothing to derive, nothing said
