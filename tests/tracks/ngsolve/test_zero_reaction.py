@@ -16,19 +16,22 @@ pytestmark = pytest.mark.ngsolve
 
 
 def test_a_zero_reaction_solves(tmp_path: Path) -> None:
+    from casekit import yamlio
     from casekit.derive import derive
     from casekit.model.source import CaseSource
-    from tests.helpers import build_source
 
     track = TRACKS.get("ngsolve")
     ok, why = track.status()
     if not ok:
         pytest.skip(f"NGSolve track not usable: {why}")
-    src = build_source("reaction_diffusion", "unit_square", {}, seed=1)
-    src["pde"]["params"]["reaction"] = "0.0*u"
+    repo = Path(__file__).resolve().parents[3]
+    src = yamlio.load(repo / "cases" / "pdeagent-bench" / "reaction_diffusion" /
+                      "reaction_diffusion_linear_high_frequency.yaml")
+    assert src["pde"]["params"]["reaction"] == "0.0*u" and "time" in src["pde"]
     src["eval_grid"] = {"nx": 21, "ny": 21}
     d = derive(CaseSource.from_dict(src))
-    settings = {**src["calibration"], "cells_across": 16}
-    settings.pop("stabilization", None)
+    settings = {**src["calibration"], "cells_across": 24, "degree": 1}
+    time = src["pde"]["time"]
+    settings["dt"] = (time["t_end"] - time["t0"]) / 10
     error = measured_error(d, track.solve_directly(d.case_spec(), settings, tmp_path))
-    assert error < 0.05, error
+    assert error < 0.1, error
