@@ -31,6 +31,15 @@ def _coefficients(p: Problem) -> dict[str, Any]:
     return co
 
 
+def _form(fes: Any, integrals: Any) -> Any:
+    """A BilinearForm on ``fes`` holding ``integrals``: built on the space, not from the integrals,
+    which NGSolve refuses when they have simplified to no trial function (a reaction ``0.0*u``
+    as the nonlinear part: "BilinearForm must have Trial- and TestFunction")."""
+    a = ng.BilinearForm(fes)
+    a += integrals
+    return a
+
+
 def _laplacian(u: Any, order: int) -> Any:
     return ng.Trace(u.Operator("hesse")) if order >= 2 else ng.CF(0.0)
 
@@ -138,8 +147,8 @@ def scalar(p: Problem) -> tuple[Any, dict[str, Any]]:
             for ended, _ in forms.values():
                 p.release(ended)
             split = not linear and fixed_operator
-            forms[kind] = (ng.BilinearForm(operator(kind, "nonlinear" if split else "all").Compile()),
-                           ng.BilinearForm(operator(kind, "linear").Compile()) if split else None)
+            forms[kind] = (_form(fes, operator(kind, "nonlinear" if split else "all").Compile()),
+                           _form(fes, operator(kind, "linear").Compile()) if split else None)
         a, linear_part = forms[kind]
         old.terms(kind, d)
         source.advance()
