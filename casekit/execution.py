@@ -216,9 +216,34 @@ def run_label(index: int, total: int) -> str:
     return f"run {index + 1} of {total}"
 
 
+#: lines after which a library states its error (the message is the rest of the line or, when
+#: that is empty, the next line with text): deal.II's exception block ends in separators and a
+#: stack trace, so its last line never says what went wrong; a C++ exception that ends the
+#: program prints "what():"
+_ERROR_MARKERS = ("Additional information:", "what():")
+
+
+def error_line(stderr: str) -> str:
+    """The line of a run's error output that says what went wrong (at most 500 characters): the
+    message after the last library marker (:data:`_ERROR_MARKERS`), else the last line with a
+    letter or digit in it (a Python traceback's exception), never a separator."""
+    lines = [ln.strip() for ln in stderr.splitlines() if any(c.isalnum() for c in ln)]
+    if not lines:
+        return "no error output"
+    for i in range(len(lines) - 1, -1, -1):
+        marker = next((m for m in _ERROR_MARKERS if lines[i].startswith(m)), None)
+        if marker is None:
+            continue
+        rest = lines[i][len(marker):].strip()
+        if rest:
+            return rest[:500]
+        if i + 1 < len(lines):
+            return lines[i + 1][:500]
+    return lines[-1][:500]
+
+
 def crash_message(result: RunResult) -> str:
-    last = [ln for ln in result.stderr.strip().splitlines() if ln.strip()]
-    tail = last[-1][:500] if last else "no error output"
+    tail = error_line(result.stderr)
     if result.exit_code == 3:
         return f"the submission has no usable solve function: {tail}"
     if result.out_of_memory:
