@@ -602,7 +602,8 @@ class CaseBuild:
         within SPAN_MARGIN x tau_acc of a small span of visible fields, or whose time-Taylor expansion
         from t0 of order 1 or 2 (casekit.validate.taylor) passes the accuracy gate, is rejected."""
         k = key("trial", self.source_key, self.opts.track, self.versions, self.code, cheaters.KINDS, tau_acc,
-                {n: (t["value"], t["tau"]) for n, t in targets.items()}, span.SPAN_MARGIN, taylor.TAYLOR_ORDER)
+                {n: (t["value"], t["tau"]) for n, t in targets.items()}, span.SPAN_MARGIN, span.METHOD,
+                taylor.TAYLOR_ORDER)
         points = self.d.grid.points()
 
         def write(tmp: Path) -> None:
@@ -624,7 +625,10 @@ class CaseBuild:
                         n: {"error": metrics.rel_scalar(values[n], t["value"]),
                             "passed": bool(metrics.rel_scalar(values[n], t["value"]) <= t["tau"])}
                         for n, t in targets.items()}
-            fit = span.of_arrays(self.spec, ref, self.mask)
+            vector = (inversion.magnitude_components(self.d.solution[self.d.output.of], self.d.output.kind,
+                                                     self.d.t_out, points, self.mask, self.d.dim)
+                      if self.d.solution is not None else None)  # a numerical reference keeps only its output
+            fit = span.of_arrays(self.spec, ref, self.mask, vector)
             orders = taylor.of_reference(self.d, self.spec, ref, self.mask)
             write_json(tmp / "trial.json", {"inverters": results,
                                             "span": {**fit.to_dict(), "ratio": fit.residual / tau_acc},

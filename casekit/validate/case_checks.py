@@ -428,7 +428,9 @@ def span_leak(view: CaseView, s: Settings) -> list[Problem]:
     if view.solution is None:
         return []
     ref, mask = _hidden_on_grid(view)
-    found = span.of_arrays(view.spec, ref, mask)
+    vector = inversion.magnitude_components(view.solution[view.output.of], view.output.kind, view.t_end,
+                                            view.grid.points(), mask, view.dim)
+    found = span.of_arrays(view.spec, ref, mask, vector)
     view.measures["span"] = found.to_dict()
     if found.residual >= s.span_gap_min:
         return []

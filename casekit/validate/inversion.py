@@ -55,6 +55,24 @@ def exact_arrays(spec: dict[str, Any], solution: Any, kind: str, names: list[str
     return out
 
 
+def magnitude_components(solution: Any, kind: str, t: float, points: np.ndarray, mask: np.ndarray,
+                         dim: int) -> dict[str, np.ndarray] | None:
+    """The components behind a magnitude output on the grid (NaN outside ``mask``), for the span
+    check's fit per component (``casekit.validate.span``); None for any other output."""
+    if kind != "magnitude":
+        return None
+    from casekit import leak
+
+    flat = np.ravel(mask)
+    values = leak.evaluate(solution, points[flat], t, dim)
+    out = {}
+    for i in range(values.shape[1]):
+        full = np.full(flat.size, np.nan)
+        full[flat] = values[:, i]
+        out[f"c{i}"] = full.reshape(mask.shape)
+    return out
+
+
 def target_errors(spec: dict[str, Any], values: dict[str, float], mask: np.ndarray,
                   points: np.ndarray) -> dict[tuple[str, str], float]:
     """(inverter kind, target name) -> the relative error of the target value the inverter
