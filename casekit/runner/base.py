@@ -98,6 +98,10 @@ class RunResult:
     setup_error: str = ""
     #: the run's outputs could not be collected (the submission's fault: too many files left)
     output_error: str = ""
+    #: the CPU time of the timed region, all the run's processes (None where the runner's cgroups
+    #: do not account it): what a build projects a refined calibration by, as a busy machine
+    #: stretches wall time but not this
+    solve_cpu_seconds: float | None = None
 
     @property
     def ok(self) -> bool:

@@ -101,6 +101,22 @@ class RunCgroup:
             return bool(fail and fail.strip().isdigit() and int(fail) > 0 and "oom_kill " not in text)
         return False
 
+    def cpu_seconds(self) -> float | None:
+        """The CPU time the run's processes have used so far (all of them, children included), or
+        None where this machine's cgroups do not account it: unlike wall time, a busy machine does
+        not stretch it."""
+        if self.version == 2:
+            for line in (self._read("", "cpu.stat") or "").splitlines():
+                key, _, value = line.partition(" ")
+                if key == "usage_usec" and value.strip().isdigit():
+                    return int(value) / 1e6
+            return None
+        for controller in ("cpuacct", "cpu"):  # cpuacct, or mounted with cpu as "cpu,cpuacct"
+            text = self._read(controller, "cpuacct.usage")
+            if text and text.strip().isdigit():
+                return int(text) / 1e9
+        return None
+
     def peak_memory(self) -> int | None:
         text = self._read("memory", "memory.peak" if self.version == 2 else "memory.max_usage_in_bytes")
         return int(text) if text and text.strip().isdigit() else None
@@ -236,13 +252,15 @@ def _enable(d: Path, controllers: list[str]) -> None:
 def _v1(mounts: list[tuple[str, str, set[str]]]) -> Manager:
     own = _own_paths()
     bases: dict[str, Path] = {}
-    for controller in (*REQUIRED, "cpu"):
+    for controller in (*REQUIRED, "cpu", "cpuacct"):  # cpuacct: CPU time accounting only, no limit
         mount = next((mp for mp, fs, opts in mounts if fs == "cgroup" and controller in opts), None)
         if mount is None:
             if controller in REQUIRED:
                 raise CgroupUnavailable(f"no cgroup v1 {controller} hierarchy is mounted")
             continue
         base = Path(mount) / own.get(controller, "/").lstrip("/") / "casekit"
+        if base in bases.values():  # one hierarchy for several controllers ("cpu,cpuacct")
+            continue
         try:
             base.mkdir(exist_ok=True)
         except OSError as exc:

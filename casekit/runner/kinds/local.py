@@ -38,6 +38,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -420,8 +421,9 @@ class _LiveRun(Staged):
             self.w_go = -1
         self.let_go = True
         try:
-            started, ended, timed_out = _watch(self.r_start, self.r_end, self.proc, deadline)
-            self.done = self._finish(started, ended, timed_out)
+            started, ended, timed_out, cpu = _watch(self.r_start, self.r_end, self.proc, deadline,
+                                                    self.cg.cpu_seconds)
+            self.done = self._finish(started, ended, timed_out, cpu)
         finally:
             self._release()
         return self.done
@@ -464,7 +466,8 @@ class _LiveRun(Staged):
         self.cg.remove()
         shutil.rmtree(self.run_dir, ignore_errors=True)
 
-    def _finish(self, started: float | None, ended: float | None, timed_out: bool) -> RunResult:
+    def _finish(self, started: float | None, ended: float | None, timed_out: bool,
+                cpu: float | None = None) -> RunResult:
         proc, cg, lim = self.proc, self.cg, self.spec.limits
         if timed_out:
             cg.kill()
@@ -503,7 +506,8 @@ class _LiveRun(Staged):
         self.dest.mkdir(parents=True, exist_ok=True)
         return RunResult(exit_code, timed_out, solve, wall, self.out.text(), self.err.text(), self.dest,
                          f"local/{self.mode}", notes, out_of_memory=oom, setup_error=setup_error,
-                         output_error=str(status.get("output_error", "")))
+                         output_error=str(status.get("output_error", "")),
+                         solve_cpu_seconds=cpu if solve is not None else None)
 
 
 def _max_file(spec: RunSpec) -> int:
@@ -511,11 +515,13 @@ def _max_file(spec: RunSpec) -> int:
     return min(limit, spec.max_output_bytes) if spec.max_output_bytes else limit
 
 
-def _watch(r_start: int, r_end: int, proc: subprocess.Popen[bytes], deadline: float
-           ) -> tuple[float | None, float | None, bool]:
-    """(start, end, timed out): the first byte on each descriptor, until the end byte, the
-    supervisor's exit or the deadline."""
+def _watch(r_start: int, r_end: int, proc: subprocess.Popen[bytes], deadline: float,
+           cpu: Callable[[], float | None] = lambda: None
+           ) -> tuple[float | None, float | None, bool, float | None]:
+    """(start, end, timed out, CPU seconds between them): the first byte on each descriptor, until
+    the end byte, the supervisor's exit or the deadline; ``cpu()`` reads the run's CPU time."""
     started = ended = None
+    cpu_start = cpu_end = None
     sel = selectors.DefaultSelector()
     sel.register(r_start, selectors.EVENT_READ, "start")
     sel.register(r_end, selectors.EVENT_READ, "end")
@@ -523,7 +529,7 @@ def _watch(r_start: int, r_end: int, proc: subprocess.Popen[bytes], deadline: fl
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                return started, ended, True
+                return started, ended, True, None
             events = sel.select(timeout=min(remaining, 0.5))
             now = time.monotonic()
             for key, _ in events:
@@ -532,11 +538,12 @@ def _watch(r_start: int, r_end: int, proc: subprocess.Popen[bytes], deadline: fl
                     sel.unregister(key.fd)
                     continue
                 if key.data == "start" and started is None and b"s" in data:
-                    started = now
+                    started, cpu_start = now, cpu()
                 elif key.data == "end" and ended is None:
-                    ended = now
+                    ended, cpu_end = now, cpu()
             if ended is not None or proc.poll() is not None:
-                return started, ended, False
+                used = cpu_end - cpu_start if cpu_start is not None and cpu_end is not None else None
+                return started, ended, False, used
     finally:
         sel.close()
 
