@@ -110,5 +110,9 @@ def test_a_star_manufactured_solution_is_split_under_the_budget() -> None:
         assert _equal_at_random_points(_substituted(text), expr, seed=1)
 
 
+def test_a_text_kept_whole_fits_muparser_when_the_program_negates_it() -> None:
+    assert LIMIT + len("-()") < 20000  # muParser 2.3.3: MaxLenExpression = 20000
+
+
 def test_the_case_values_keep_their_text() -> None:
     assert mu("sin(pi*x)*exp(-t) + x**2") == to_muparser(sp.sin(sp.pi * X) * sp.exp(-T) + X**2)
