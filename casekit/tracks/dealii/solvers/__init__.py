@@ -29,10 +29,11 @@ import sympy as sp
 
 from casekit.domains.msh22 import boundary_ids, charts
 from casekit.errors import CasekitError
-from casekit.expr import T, as_expr, exact, param_symbol, to_muparser
+from casekit.expr import T, as_expr, exact, param_symbol
 from casekit.families.base import DATA_BC_KINDS
 from casekit.registry import Registry
 from casekit.solvers.settings import SolveSettings
+from casekit.tracks.dealii.solvers.chain import to_chain
 from casekit.tracks.dealii.solvers.targets import settings as target_settings
 
 SOURCE_DIR = Path(__file__).resolve().parent
@@ -118,8 +119,9 @@ def _sym(value: Any, params: tuple[str, ...] = ()) -> sp.Expr:
 
 
 def mu(value: Any) -> str:
-    """A case_spec number or expression as muParser text."""
-    return to_muparser(_sym(value))
+    """A case_spec number or expression as muParser text (a chain of definitions when it is too
+    long for one muParser expression: :mod:`.chain`)."""
+    return to_chain(_sym(value))
 
 
 def mu_list(value: Any) -> list[str]:
@@ -155,8 +157,8 @@ def time_modes(value: Any) -> dict[str, Any] | None:
             modes[h] = modes.get(h, sp.Integer(0)) + sp.Mul(*space_part)
     if not modes or len(modes) > MAX_TIME_MODES:
         return None
-    return {"modes": [{"time": to_muparser(h), "space": to_muparser(g)} for h, g in modes.items()],
-            "rest": to_muparser(sp.Add(*rest))}
+    return {"modes": [{"time": to_chain(h), "space": to_chain(g)} for h, g in modes.items()],
+            "rest": to_chain(sp.Add(*rest))}
 
 
 Form = Callable[[dict[str, Any]], dict[str, Any]]
@@ -182,8 +184,8 @@ def _scalar(*, kappa: Any = 1, beta: Any = None, c: Any = 0, reaction: Any = Non
             raise CasekitError("the deal.II solver needs a reaction term without t", pointer="/pde/params/reaction")
         u = param_symbol("u")
         # the program evaluates R with u in place of time (see parsed_in_u in common.h)
-        out["reaction"] = to_muparser(r)
-        out["dreaction"] = to_muparser(sp.diff(r, u))
+        out["reaction"] = to_chain(r)
+        out["dreaction"] = to_chain(sp.diff(r, u))
     return out
 
 

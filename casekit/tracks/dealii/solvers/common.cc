@@ -14,9 +14,13 @@
 #include <boost/geometry/index/rtree.hpp>
 #include <boost/property_tree/json_parser.hpp>
 
+#include <muParser.h>
+
+#include <array>
 #include <cctype>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <limits>
@@ -348,27 +352,213 @@ namespace casekit
     return false;
   }
 
-  static std::string variables(unsigned int dim, bool with_u)
+  static std::string variables(unsigned int dim, const std::string &time_name)
   {
     std::string v = dim == 2 ? "x,y" : "x,y,z";
-    return v + (with_u ? ",u" : ",t");
+    return v + "," + time_name;
+  }
+
+  static std::string trimmed(const std::string &s)
+  {
+    const auto first = s.find_first_not_of(" \t\n");
+    if (first == std::string::npos)
+      return "";
+    return s.substr(first, s.find_last_not_of(" \t\n") - first + 1);
+  }
+
+  // muParser has neither ';' nor ":=": only a chain (solvers/chain.py) holds them
+  bool is_chain(const std::string &expr)
+  {
+    return expr.find(';') != std::string::npos;
+  }
+
+  std::string negated(const std::string &expr)
+  {
+    const auto last = expr.rfind(';');
+    if (last == std::string::npos)
+      return "-(" + expr + ")";
+    return expr.substr(0, last + 1) + " -(" + trimmed(expr.substr(last + 1)) + ")";
+  }
+
+  namespace
+  {
+    // the functions deal.II's FunctionParser adds to muParser's own (mu_parser_internal.cc in 9.4),
+    // so a text means the same in a chain as in one FunctionParser
+    double rounded(double v) { return static_cast<double>(static_cast<int>(v + (v >= 0.0 ? 0.5 : -0.5))); }
+    double mu_if(double c, double a, double b) { return rounded(c) != 0 ? a : b; }
+    double mu_int(double v) { return rounded(v); }
+    double mu_ceil(double v) { return std::ceil(v); }
+    double mu_floor(double v) { return std::floor(v); }
+    double mu_cot(double v) { return 1.0 / std::tan(v); }
+    double mu_csc(double v) { return 1.0 / std::sin(v); }
+    double mu_sec(double v) { return 1.0 / std::cos(v); }
+    double mu_log(double v) { return std::log(v); }
+    double mu_pow(double a, double b) { return std::pow(a, b); }
+    double mu_erfc(double v) { return std::erfc(v); }
+
+    [[noreturn]] void parse_error(const mu::ParserError &e, const std::string &what)
+    {
+      std::cerr << "Message:  <" << e.GetMsg() << ">\n"
+                << "Formula:  <" << e.GetExpr().substr(0, 2000) << ">\n"
+                << "Token:    <" << e.GetToken().substr(0, 2000) << ">\n"
+                << "Position: <" << e.GetPos() << ">\n";
+      AssertThrow(false, ExcMessage("muParser cannot read " + what + ": " + e.GetMsg()));
+      std::abort();
+    }
+  } // namespace
+
+  template <int dim>
+  struct Formula<dim>::Parsers
+  {
+    std::array<double, dim + 1>                            vars{};   // x, y[, z], time
+    std::vector<std::vector<double>>                       defined;  // per chain: its definitions' values
+    std::vector<std::vector<std::unique_ptr<mu::Parser>>> parsers;  // per chain: definitions, then the final
+  };
+
+  template <int dim>
+  Formula<dim>::Formula(const std::vector<std::string> &exprs, const std::string &time_name, double time)
+    : Function<dim>(exprs.size(), time), time_name(time_name)
+  {
+    bool any_chain = false;
+    for (const auto &e : exprs)
+      any_chain = any_chain || is_chain(e);
+    if (!any_chain)
+      {
+        plain = std::make_unique<FunctionParser<dim>>(exprs.size());
+        plain->initialize(variables(dim, time_name), exprs, {{"pi", numbers::PI}}, true);
+        plain->set_time(time);
+        return;
+      }
+    for (const auto &e : exprs)
+      {
+        Chain c;
+        std::size_t start = 0;
+        for (auto end = e.find(';'); end != std::string::npos; start = end + 1, end = e.find(';', start))
+          {
+            const std::string piece = e.substr(start, end - start);
+            const auto is = piece.find(":=");
+            AssertThrow(is != std::string::npos, ExcMessage("a chain's definition without ':=': " + piece.substr(0, 200)));
+            c.names.push_back(trimmed(piece.substr(0, is)));
+            c.bodies.push_back(trimmed(piece.substr(is + 2)));
+          }
+        c.bodies.push_back(trimmed(e.substr(start)));
+        chains.push_back(std::move(c));
+      }
+    // read (muParser parses on the first evaluation) every text now, so a wrong one fails at once
+    Parsers &mine = parsers();
+    for (unsigned int c = 0; c < chains.size(); ++c)
+      evaluate(mine, Point<dim>(), c);
   }
 
   template <int dim>
-  std::unique_ptr<FunctionParser<dim>> parsed(const std::vector<std::string> &exprs, double time)
+  Formula<dim>::~Formula() = default;
+
+  template <int dim>
+  typename Formula<dim>::Parsers &Formula<dim>::parsers() const
   {
-    auto f = std::make_unique<FunctionParser<dim>>(exprs.size());
-    f->initialize(variables(dim, false), exprs, {{"pi", numbers::PI}}, true);
-    f->set_time(time);
-    return f;
+    std::shared_ptr<Parsers> &mine = per_thread.get();
+    if (mine)
+      return *mine;
+    auto made = std::make_shared<Parsers>();
+    const char *const coordinates[] = {"x", "y", "z"};
+    made->defined.resize(chains.size());
+    made->parsers.resize(chains.size());
+    for (std::size_t k = 0; k < chains.size(); ++k)
+      {
+        const Chain &c = chains[k];
+        made->defined[k].assign(c.names.size(), 0.0); // never resized again: the parsers hold addresses
+        for (std::size_t i = 0; i < c.bodies.size(); ++i)
+          {
+            auto p = std::make_unique<mu::Parser>();
+            try
+              {
+                p->DefineConst("pi", numbers::PI);
+                for (unsigned int d = 0; d < dim; ++d)
+                  p->DefineVar(coordinates[d], &made->vars[d]);
+                p->DefineVar(time_name, &made->vars[dim]);
+                for (std::size_t j = 0; j < i && j < c.names.size(); ++j)
+                  p->DefineVar(c.names[j], &made->defined[k][j]);
+                p->DefineFun("if", mu_if, true);
+                p->DefineFun("int", mu_int, true);
+                p->DefineFun("ceil", mu_ceil, true);
+                p->DefineFun("floor", mu_floor, true);
+                p->DefineFun("cot", mu_cot, true);
+                p->DefineFun("csc", mu_csc, true);
+                p->DefineFun("sec", mu_sec, true);
+                p->DefineFun("log", mu_log, true);
+                p->DefineFun("pow", mu_pow, true);
+                p->DefineFun("erfc", mu_erfc, true);
+                p->SetExpr(c.bodies[i]);
+              }
+            catch (const mu::ParserError &e)
+              {
+                parse_error(e, i < c.names.size() ? "the definition of " + c.names[i] : "a chain's final text");
+              }
+            made->parsers[k].push_back(std::move(p));
+          }
+      }
+    mine = made;
+    return *mine;
   }
 
   template <int dim>
-  std::unique_ptr<FunctionParser<dim>> parsed_in_u(const std::string &expr)
+  double Formula<dim>::evaluate(Parsers &mine, const Point<dim> &p, unsigned int component) const
   {
-    auto f = std::make_unique<FunctionParser<dim>>(1);
-    f->initialize(variables(dim, true), std::vector<std::string>{expr}, {{"pi", numbers::PI}}, true);
-    return f;
+    for (unsigned int d = 0; d < dim; ++d)
+      mine.vars[d] = p[d];
+    mine.vars[dim] = this->get_time();
+    auto &chain = mine.parsers[component];
+    auto &defined = mine.defined[component];
+    try
+      {
+        for (std::size_t j = 0; j < defined.size(); ++j)
+          defined[j] = chain[j]->Eval();
+        return chain.back()->Eval();
+      }
+    catch (const mu::ParserError &e)
+      {
+        parse_error(e, "a chain of component " + std::to_string(component));
+      }
+  }
+
+  template <int dim>
+  double Formula<dim>::value(const Point<dim> &p, unsigned int component) const
+  {
+    AssertIndexRange(component, this->n_components);
+    if (plain)
+      return plain->value(p, component);
+    return evaluate(parsers(), p, component);
+  }
+
+  template <int dim>
+  void Formula<dim>::vector_value(const Point<dim> &p, Vector<double> &values) const
+  {
+    AssertDimension(values.size(), this->n_components);
+    if (plain)
+      return plain->vector_value(p, values);
+    Parsers &mine = parsers();
+    for (unsigned int c = 0; c < this->n_components; ++c)
+      values[c] = evaluate(mine, p, c);
+  }
+
+  template <int dim>
+  void Formula<dim>::set_time(const double new_time)
+  {
+    Function<dim>::set_time(new_time);
+    if (plain)
+      plain->set_time(new_time);
+  }
+
+  template <int dim>
+  std::unique_ptr<Formula<dim>> parsed(const std::vector<std::string> &exprs, double time)
+  {
+    return std::make_unique<Formula<dim>>(exprs, "t", time);
+  }
+
+  template <int dim>
+  std::unique_ptr<Formula<dim>> parsed_in_u(const std::string &expr)
+  {
+    return std::make_unique<Formula<dim>>(std::vector<std::string>{expr}, "u");
   }
 
   /// Periodicity by support points: every DoF on a target part equals the DoF of the same
@@ -449,7 +639,7 @@ namespace casekit
         if (!homogeneous)
           {
             if (key == "laplacian")
-              exprs[first] = "-(" + b.laplacian + ")";
+              exprs[first] = negated(b.laplacian);
             else
               for (unsigned int c = 0; c < b.value.size(); ++c)
                 exprs[first + c] = b.value[c];
@@ -633,10 +823,12 @@ namespace casekit
   template class EllipseChart<3>;
   template struct Discretization<2>;
   template struct Discretization<3>;
-  template std::unique_ptr<FunctionParser<2>> parsed<2>(const std::vector<std::string> &, double);
-  template std::unique_ptr<FunctionParser<3>> parsed<3>(const std::vector<std::string> &, double);
-  template std::unique_ptr<FunctionParser<2>> parsed_in_u<2>(const std::string &);
-  template std::unique_ptr<FunctionParser<3>> parsed_in_u<3>(const std::string &);
+  template class Formula<2>;
+  template class Formula<3>;
+  template std::unique_ptr<Formula<2>> parsed<2>(const std::vector<std::string> &, double);
+  template std::unique_ptr<Formula<3>> parsed<3>(const std::vector<std::string> &, double);
+  template std::unique_ptr<Formula<2>> parsed_in_u<2>(const std::string &);
+  template std::unique_ptr<Formula<3>> parsed_in_u<3>(const std::string &);
   template void make_constraints<2>(const Inputs &, const Mapping<2> &, const DoFHandler<2> &,
                                     AffineConstraints<double> &, double, const ComponentMask &,
                                     const std::string &, bool);

@@ -8,6 +8,7 @@
 
 #include <deal.II/base/function_parser.h>
 #include <deal.II/base/quadrature_lib.h>
+#include <deal.II/base/thread_local_storage.h>
 #include <deal.II/dofs/dof_handler.h>
 #include <deal.II/fe/fe_q.h>
 #include <deal.II/fe/fe_simplex_p.h>
@@ -104,17 +105,56 @@ namespace casekit
     bool simplex;
   };
 
+  /// A function of x, y[, z] and a "time" variable (t, or u for parsed_in_u), one muParser text per
+  /// component.  A text is one muParser expression or, when it is too long for muParser's 20000
+  /// characters, a chain "_c0 := <text>; _c1 := <text>; <final text>" (solvers/chain.py): every
+  /// definition is evaluated in order, each by its own muParser over the variables and the earlier
+  /// names, then the final text.  Without any chain it is deal.II's FunctionParser, as before.
+  /// Safe to call from several threads: each thread has its own parsers (as FunctionParser).
   template <int dim>
-  std::unique_ptr<FunctionParser<dim>> parsed(const std::vector<std::string> &exprs, double time = 0.0);
+  class Formula : public Function<dim>
+  {
+  public:
+    Formula(const std::vector<std::string> &exprs, const std::string &time_name, double time = 0.0);
+    ~Formula() override;
+    double value(const Point<dim> &p, unsigned int component = 0) const override;
+    void vector_value(const Point<dim> &p, Vector<double> &values) const override;
+    void set_time(const double new_time) override;
+
+  private:
+    struct Chain
+    {
+      std::vector<std::string> names;  // one per definition
+      std::vector<std::string> bodies; // one per definition, then the final text
+    };
+    struct Parsers; // one thread's muParsers of every chain (common.cc)
+    Parsers &parsers() const;
+    double evaluate(Parsers &mine, const Point<dim> &p, unsigned int component) const;
+
+    std::unique_ptr<FunctionParser<dim>> plain; // every text one expression
+    std::vector<Chain>                   chains;
+    std::string                          time_name;
+    mutable Threads::ThreadLocalStorage<std::shared_ptr<Parsers>> per_thread;
+  };
+
+  /// whether a muParser text is a chain of definitions (Formula)
+  bool is_chain(const std::string &expr);
+
+  /// the muParser text of -(expr), a chain's definitions kept
+  std::string negated(const std::string &expr);
+
+  template <int dim>
+  std::unique_ptr<Formula<dim>> parsed(const std::vector<std::string> &exprs, double time = 0.0);
 
   /// whether a muParser expression names the time variable t (an identifier, not a letter of
-  /// another name nor a number's exponent)
+  /// another name nor a number's exponent); in a chain, whether any definition or the final text
+  /// does (the names "_c0" ... are identifiers of their own)
   bool depends_on_time(const std::string &expr);
 
   /// R(x, u) (no time dependence) as a parser over (x, y[, z]) whose "time" variable is named u:
   /// set_time(u) before value(x)
   template <int dim>
-  std::unique_ptr<FunctionParser<dim>> parsed_in_u(const std::string &expr);
+  std::unique_ptr<Formula<dim>> parsed_in_u(const std::string &expr);
 
   /// Dirichlet values of the given kind on each tagged part; periodic pairs.
   template <int dim>

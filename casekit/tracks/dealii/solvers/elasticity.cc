@@ -37,7 +37,7 @@ namespace casekit
     SparseMatrix<double> matrix(pattern);
     Vector<double>       rhs(dofh.n_dofs()), u(dofh.n_dofs());
 
-    std::map<types::boundary_id, std::unique_ptr<FunctionParser<dim>>> traction;
+    std::map<types::boundary_id, std::unique_ptr<Formula<dim>>> traction;
     for (const auto &b : in.bcs)
       if (b.kind == "neumann")
         traction[b.id] = parsed<dim>(b.value);

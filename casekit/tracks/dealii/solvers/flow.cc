@@ -32,7 +32,7 @@ namespace casekit
     for (const auto &v : s.get_child("f"))
       fs.push_back(v.second.get_value<std::string>());
     auto f = parsed<dim>(fs);
-    std::map<types::boundary_id, std::unique_ptr<FunctionParser<dim>>> traction;
+    std::map<types::boundary_id, std::unique_ptr<Formula<dim>>> traction;
     for (const auto &b : in.bcs)
       if (b.kind == "neumann")
         traction[b.id] = parsed<dim>(b.value);

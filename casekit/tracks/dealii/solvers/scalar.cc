@@ -312,7 +312,7 @@ namespace casekit
         for (auto *fn : {kappa.get(), c.get(), f.get(), beta.get()})
           fn->set_time(t);
         std::map<types::boundary_id, const BoundaryEntry *> natural;
-        std::map<types::boundary_id, std::unique_ptr<FunctionParser<dim>>> data;
+        std::map<types::boundary_id, std::unique_ptr<Formula<dim>>> data;
         for (const auto &b : in.bcs)
           if (b.kind != "dirichlet")
             {
@@ -458,7 +458,7 @@ namespace casekit
                   if (it == natural.end())
                     continue;
                   const BoundaryEntry &e = *it->second;
-                  const FunctionParser<dim> &g = *data[it->first];
+                  const Formula<dim> &g = *data[it->first];
                   ff.reinit(cell, face);
                   std::vector<double> fw(ff.n_quadrature_points);
                   ff.get_function_values(w, fw);
@@ -489,12 +489,12 @@ namespace casekit
       Discretization<dim>                       disc;
       DoFHandler<dim>                           dofh;
       std::unique_ptr<FiniteElement<dim>>       fe;
-      std::unique_ptr<FunctionParser<dim>>      kappa, c, f, beta;
-      std::unique_ptr<FunctionParser<dim>>      reaction, dreaction;
+      std::unique_ptr<Formula<dim>>      kappa, c, f, beta;
+      std::unique_ptr<Formula<dim>>      reaction, dreaction;
       bool                                      convective = false, burgers = false, nonlinear = false, supg = false;
       bool                                      coefficients_in_time = false, coefficients_ready = false;
-      std::vector<std::unique_ptr<FunctionParser<dim>>> f_time, f_space;
-      std::unique_ptr<FunctionParser<dim>>      f_rest;
+      std::vector<std::unique_ptr<Formula<dim>>> f_time, f_space;
+      std::unique_ptr<Formula<dim>>      f_rest;
       bool                                      modes_ready = false;
       std::vector<double>                       mode_values;
       std::vector<double>                       coefficient_k, coefficient_c;
