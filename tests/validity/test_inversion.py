@@ -68,6 +68,11 @@ INVERTIBLE: dict[str, dict[str, Any]] = {
                           pde={"params": {"kappa": 2.5}},
                           boundary={tag: {"kind": "robin", "alpha": 2.0}
                                     for tag in ("left", "right", "top", "bottom")}),
+    # two eigenfunctions of the Laplacian with these Dirichlet sides, with different eigenvalues: no
+    # single scaling of the forcing reads it, dividing each term by its own does
+    "eigen_terms": poisson(manufactured_solution={"u": "sin(pi*x)*sin(2*pi*y) + sin(3*pi*x)*sin(pi*y)/2"},
+                           pde={"params": {"kappa": 1.0}},
+                           boundary=dict.fromkeys(("left", "right", "top", "bottom"), "dirichlet")),
     # a product of two atoms the forcing prints, with a number no scaling reads off
     "atom_pairs": poisson(manufactured_solution={"u": "3*sin(pi*x)*cos(2*y) + exp(x/2)*sin(pi*x)"},
                           boundary=dict.fromkeys(("left", "right", "top", "bottom"), "dirichlet")),
@@ -245,3 +250,22 @@ def test_a_target_an_inverter_reads_off_the_agent_view_is_refused_by_new_and_val
     assert result.exit_code == 1
     [line] = [ln for ln in result.output.splitlines() if "needs no solve" in ln]
     assert "max_u" in line and "boundary_poly" in line and "valid:" in line
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 6), st.integers(1, 6), st.floats(0.2, 3.0)), min_size=1, max_size=4,
+                unique_by=lambda m: m[:2]))
+def test_eigen_terms_divides_each_eigen_term_by_its_own_eigenvalue(modes: list[tuple[int, int, float]]) -> None:
+    """-Laplace(u) = sum c_k sin(a_k pi x) sin(b_k pi y), u = 0 on the unit square: the inverter's
+    field is sum c_k sin(...) sin(...) / ((a_k^2 + b_k^2) pi^2) at every grid point, and a term
+    that is no eigenfunction (x*y) is left out rather than divided."""
+    from casekit.solvers.baselines.view import AgentView
+
+    solution = " + ".join(f"{c!r}*sin({a}*pi*x)*sin({b}*pi*y)" for a, b, c in modes)
+    spec, ref, mask = _reference(poisson(manufactured_solution={"u": solution}, pde={"params": {"kappa": 1.0}},
+                                         boundary=dict.fromkeys(("left", "right", "top", "bottom"), "dirichlet")))
+    assert applicable("eigen_terms", spec)
+    assert metrics.rel_l2(arrays("eigen_terms", spec), ref, mask) < 1e-8
+    spec["pde"]["forcing"]["f"] = f"({spec['pde']['forcing']['f']}) + x*y"
+    view = AgentView(spec)
+    assert np.all(np.isfinite(arrays("eigen_terms", spec)["u"][view.inside.reshape(view.grid.shape)]))
