@@ -72,6 +72,10 @@ def trusted_cache_dir() -> Path:
 SOLVER_PARTS = ("solvers", "__init__.py")
 #: files under those parts that are no code (caches)
 _NOT_CODE = ("__pycache__", ".pyc")
+#: parts of casekit's shared solver code that no calibration or reference solve runs: the inversion
+#: battery (trusted in-process code scored at a build's trial, whose rules change by audits of the
+#: committed records, not by rebuilding every calibration -- adding eigen_terms staled every track)
+_NOT_SOLVES = ("baselines",)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -114,7 +118,8 @@ class Track(ABC):
 
     def code_hash(self) -> str:
         """A digest of the code behind this track's calibration and reference solves (the
-        track's solvers and registration, :data:`SOLVER_PARTS`; casekit's shared solver code; every
+        track's solvers and registration, :data:`SOLVER_PARTS`; casekit's shared solver code but
+        the inversion battery, :data:`_NOT_SOLVES`; every
         runtime module a solve carries: expressions, domains, grids): part of the build's cache
         keys, so a fixed solver never hands back a result of the broken one, and a prompt edit
         (guide, scaffold) never invalidates a build."""
@@ -129,9 +134,13 @@ class Track(ABC):
         for root, part in parts:
             files = [part] if part.is_file() else sorted(part.rglob("*")) if part.is_dir() else []
             for f in files:
+                if root == shared and f.relative_to(shared).parts[0] in _NOT_SOLVES:
+                    continue
                 if f.is_file() and not any(x in f.parts or f.suffix == x for x in _NOT_CODE):
                     digest.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes() + b"\0")
         for name, data in runtime_files():
+            if any(name.startswith(f"casekit/solvers/{part}/") for part in _NOT_SOLVES):
+                continue  # carried by every bundle (the baselines run as submissions), run by no solve
             digest.update(name.encode() + b"\0" + data + b"\0")
         return digest.hexdigest()[:16]
 
