@@ -56,17 +56,23 @@ def _eigen_sum(view: AgentView) -> Any:
     terms = sp.Add.make_args(f)
     if len(terms) > MAX_TERMS:
         return sp.Integer(0)
-    ((name, affine),) = family.operator({unknown: sp.Integer(0)}, cv.params, view.dim, False).items()
+    zero = family.operator({unknown: sp.Integer(0)}, cv.params, view.dim, False)
+    if len(zero) != 1:  # one equation for one unknown, or nothing to divide by
+        return sp.Integer(0)
+    ((name, affine),) = zero.items()
     pts = view.points[view.inside][:: max(1, int(view.inside.sum()) // 400)]
     total = sp.Integer(0)
     for term in terms:
         c, g = term.as_coeff_Mul()
         if g.is_number:
             continue
-        image = family.operator({unknown: g}, cv.params, view.dim, False)[name] - affine
-        with np.errstate(all="ignore"):
-            gv = np.broadcast_to(to_numpy(g, view.dim)(pts, 0.0), (len(pts),))
-            lv = np.broadcast_to(to_numpy(image, view.dim)(pts, 0.0), (len(pts),))
+        try:  # a term the operator or the evaluator cannot take is no eigenfunction
+            image = family.operator({unknown: g}, cv.params, view.dim, False)[name] - affine
+            with np.errstate(all="ignore"):
+                gv = np.broadcast_to(to_numpy(g, view.dim)(pts, 0.0), (len(pts),)).astype(float)
+                lv = np.broadcast_to(to_numpy(image, view.dim)(pts, 0.0), (len(pts),)).astype(float)
+        except (ArithmeticError, TypeError, ValueError):
+            continue
         use = np.abs(gv) > 1e-8 * max(float(np.max(np.abs(gv), initial=0.0)), 1e-300)
         if use.sum() < 10 or not np.all(np.isfinite(lv[use])):
             continue
