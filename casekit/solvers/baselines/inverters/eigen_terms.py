@@ -25,41 +25,76 @@ MAX_TERMS = 64
 EIGEN_SPREAD = 1e-9
 
 
-def _family(view: AgentView) -> Any:
-    from casekit.families import FAMILIES
+def _operator(view: AgentView) -> Any:
+    """The steady operator of the case as a function of a sympy expression g (its affine part,
+    L(0), left out), or None where it is not one linear map to divide by: built from
+    ``casekit.solvers.forms`` and the printed parameters only (an inverter runs in the sandbox,
+    where the families' code never goes)."""
+    import sympy as sp
 
-    name = view.spec["pde"].get("type")
-    return FAMILIES.get(name) if name in FAMILIES else None
+    from casekit.expr import COORDS, as_expr, exact, param_symbol
+    from casekit.solvers.forms import Biharmonic, Scalar, form_of
+
+    try:
+        form = form_of(str(view.spec["pde"].get("type")))
+    except KeyError:
+        return None
+    xs = list(COORDS[: view.dim])
+    names = [str(c) for c in xs]
+    params = view.spec["pde"].get("params") or {}
+
+    def parse(value: Any, extra: tuple[str, ...] = ()) -> Any:
+        return exact(as_expr(value, variables=names, params=extra))
+
+    def laplacian(g: Any) -> Any:
+        return sum(sp.diff(g, c, 2) for c in xs)
+
+    if isinstance(form, Biharmonic):
+        return lambda g: laplacian(laplacian(g))
+    if not isinstance(form, Scalar) or form.burgers:
+        return None
+    kappa = parse(params[form.diffusion]) if form.diffusion and form.diffusion in params else sp.Integer(1)
+    beta = ([parse(b) for b in params[form.convection]] if form.convection and form.convection in params
+            else None)
+    k = parse(params[form.wavenumber]) if form.wavenumber and form.wavenumber in params else None
+    u = param_symbol("u")
+    reaction = parse(params[form.reaction], ("u",)) if form.reaction and form.reaction in params else None
+
+    def apply(g: Any) -> Any:
+        out = -sum(sp.diff(kappa * sp.diff(g, c), c) for c in xs)
+        if beta is not None:
+            out += sum(b * sp.diff(g, c) for b, c in zip(beta, xs, strict=False))
+        if k is not None:
+            out -= k**2 * g
+        if reaction is not None:
+            out += reaction.subs(u, g) - reaction.subs(u, 0)
+        return out
+
+    return apply
 
 
 def _applies(view: AgentView) -> bool:
-    family = _family(view)
-    return (family is not None and not view.transient and len(family.unknowns) == 1
-            and isinstance(view.forcing, (str, int, float)) and view.forcing is not None)
+    return (not view.transient and isinstance(view.forcing, (str, int, float))
+            and _operator(view) is not None)
 
 
 def _eigen_sum(view: AgentView) -> Any:
     """The sympy sum of c_k g_k / lambda_k over the forcing's eigen terms (0 when none)."""
     import sympy as sp
 
-    from casekit.expr import to_numpy
+    from casekit.expr import COORDS, as_expr, exact, to_numpy
     from casekit.expr.size import TooLarge, expand
-    from casekit.validate.view import CaseView
 
-    family = _family(view)
-    cv = CaseView("", family, view.domain, view.spec, None, lambda p: p)
-    unknown = family.unknowns[0].name
+    operator = _operator(view)
+    if operator is None:
+        return sp.Integer(0)
     try:
-        f = expand(cv.expr(view.forcing), "the forcing")
+        f = expand(exact(as_expr(view.forcing, variables=[str(c) for c in COORDS[: view.dim]])), "the forcing")
     except TooLarge:
         return sp.Integer(0)
     terms = sp.Add.make_args(f)
     if len(terms) > MAX_TERMS:
         return sp.Integer(0)
-    zero = family.operator({unknown: sp.Integer(0)}, cv.params, view.dim, False)
-    if len(zero) != 1:  # one equation for one unknown, or nothing to divide by
-        return sp.Integer(0)
-    ((name, affine),) = zero.items()
     pts = view.points[view.inside][:: max(1, int(view.inside.sum()) // 400)]
     total = sp.Integer(0)
     for term in terms:
@@ -67,7 +102,7 @@ def _eigen_sum(view: AgentView) -> Any:
         if g.is_number:
             continue
         try:  # a term the operator or the evaluator cannot take is no eigenfunction
-            image = family.operator({unknown: g}, cv.params, view.dim, False)[name] - affine
+            image = operator(g)
             with np.errstate(all="ignore"):
                 gv = np.broadcast_to(to_numpy(g, view.dim)(pts, 0.0), (len(pts),)).astype(float)
                 lv = np.broadcast_to(to_numpy(image, view.dim)(pts, 0.0), (len(pts),)).astype(float)
