@@ -1,37 +1,74 @@
 """Attack A': attack A with the polynomial degree raised until the collocation residual (data only:
 PDE + boundary rows) is ~0 or the column budget is hit; re-run on the records attack A missed."""
-import json, sys, time, signal, glob
-import harness, colloc2
+
+import glob
+import json
+import signal
+import sys
+import time
+
+import colloc2
+import harness
+
 MAXCOL = 1400
-class TO(Exception): pass
-def h(*a): raise TO()
+
+
+class TO(Exception):
+    pass
+
+
+def h(*a):
+    raise TO()
+
+
 signal.signal(signal.SIGALRM, h)
 fam_filter = sys.argv[2].split(",") if len(sys.argv) > 2 else None
 rows = {}
 for f in glob.glob("colloc_results*.jsonl"):
-    for l in open(f):
-        r = json.loads(l); rows[r["path"]] = r
+    with open(f) as lines:
+        for line in lines:
+            r = json.loads(line)
+            rows[r["path"]] = r
 with open(sys.argv[1], "a") as fh:
     for path, r in sorted(rows.items()):
-        if r.get("ratio") is None or r["ratio"] <= 1: continue
-        if fam_filter and r["family"] not in fam_filter: continue
-        c = harness.load(path); ref, mask = harness.reference(c)
-        best = None; t = time.time()
+        if r.get("ratio") is None or r["ratio"] <= 1:
+            continue
+        if fam_filter and r["family"] not in fam_filter:
+            continue
+        c = harness.load(path)
+        ref, mask = harness.reference(c)
+        best = None
+        t = time.time()
         signal.alarm(120)
         try:
             for deg in range(r["info"]["deg"] + 1, 11):
                 p = colloc2.Problem(c["spec"], c["family"], deg=deg)
-                if p.nd * len(p.blocks) > MAXCOL: break
+                if p.nd * len(p.blocks) > MAXCOL:
+                    break
                 info = p.fit()
                 e = harness.score(p.view, p.values(), ref, mask)
                 cand = (info["resid"], deg, e)
-                if best is None or cand[0] < best[0]: best = cand
-                if info["resid"] < 1e-8: break
+                if best is None or cand[0] < best[0]:
+                    best = cand
+                if info["resid"] < 1e-8:
+                    break
         except TO:
             pass
         finally:
             signal.alarm(0)
         if best:
-            out = dict(path=path, id=r["id"], family=r["family"], method=r["method"], tau=r["tau"],
-                       deg=best[1], resid=best[0], err=best[2], ratio=best[2] / r["tau"], before=r["ratio"], sec=round(time.time() - t, 1))
-            fh.write(json.dumps(out) + "\n"); fh.flush()
+            out = dict(
+                path=path,
+                id=r["id"],
+                family=r["family"],
+                method=r["method"],
+                tau=r["tau"],
+                deg=best[1],
+                resid=best[0],
+                err=best[2],
+                ratio=best[2] / r["tau"],
+                before=r["ratio"],
+                sec=round(time.time() - t, 1),
+            )
+            fh.write(json.dumps(out) + "\n")
+            fh.flush()

@@ -1,7 +1,12 @@
 """Run attack A (colloc2) on every built record; writes results JSONL. usage: run_colloc.py out.jsonl [deg] [filter]"""
-import json, sys, time, signal, traceback
-import numpy as np
-import harness, colloc2
+
+import json
+import signal
+import sys
+import time
+
+import colloc2
+import harness
 
 out = sys.argv[1]
 deg = int(sys.argv[2]) if len(sys.argv) > 2 and sys.argv[2] != "-" else None
@@ -9,22 +14,44 @@ filt = sys.argv[3] if len(sys.argv) > 3 else ""
 shard, nshard = (int(x) for x in (sys.argv[4] if len(sys.argv) > 4 else "0/1").split("/"))
 MAXCOL = 900
 
-class TO(Exception): pass
-def handler(*a): raise TO()
+
+class TO(Exception):
+    pass
+
+
+def handler(*a):
+    raise TO()
+
+
 signal.signal(signal.SIGALRM, handler)
 
 done = set()
 try:
-    for l in open(out.rsplit(".",1)[0].split(".shard")[0] + ".jsonl"): done.add(json.loads(l)["path"])
+    with open(out.rsplit(".", 1)[0].split(".shard")[0] + ".jsonl") as lines:
+        done.update(json.loads(line)["path"] for line in lines)
 except FileNotFoundError:
     pass
 with open(out, "a") as fh:
-    order = ["poisson","helmholtz","heat","convection_diffusion","wave","biharmonic","linear_elasticity","stokes","reaction_diffusion","navier_stokes","burgers"]
+    order = [
+        "poisson",
+        "helmholtz",
+        "heat",
+        "convection_diffusion",
+        "wave",
+        "biharmonic",
+        "linear_elasticity",
+        "stokes",
+        "reaction_diffusion",
+        "navier_stokes",
+        "burgers",
+    ]
     paths = sorted(harness.record_paths(), key=lambda p: order.index(p.split("/")[-2]))
     for idx, path in enumerate(paths):
-        if idx % nshard != shard or filt not in path or path in done: continue
+        if idx % nshard != shard or filt not in path or path in done:
+            continue
         c = harness.load(path)
-        if not c: continue
+        if not c:
+            continue
         row = dict(path=path, id=c["id"], family=c["family"], method=c["method"], tau=c["tau"], authored=c["authored"])
         t = time.time()
         signal.alarm(60)
@@ -45,4 +72,5 @@ with open(out, "a") as fh:
         finally:
             signal.alarm(0)
         row["sec"] = round(time.time() - t, 2)
-        fh.write(json.dumps(row) + "\n"); fh.flush()
+        fh.write(json.dumps(row) + "\n")
+        fh.flush()

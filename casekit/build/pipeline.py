@@ -419,8 +419,9 @@ class CaseBuild:
         grow = 2 ** (self.d.dim / 2) * (2 if self.settings.get("dt") is not None else 1)  # cells, steps
         projected = coarse.runtime * grow ** needed
         if projected > REFINE_SECONDS:
-            return (f" (refining the calibration about {needed} time(s) would take about {projected:.0f} {'CPU ' if coarse.cpu else ''}s per run, "
-                    f"over the {REFINE_SECONDS:.0f} s{REFUSED_BY_TIME})")
+            unit = "CPU s" if coarse.cpu else "s"
+            return (f" (refining the calibration about {needed} time(s) would take about {projected:.0f} {unit} "
+                    f"per run, over the {REFINE_SECONDS:.0f} s{REFUSED_BY_TIME})")
         finer = refine(self.settings)
         levels = self.source.reference.levels if self.source.reference and not self.source.manufactured else []
         if levels:

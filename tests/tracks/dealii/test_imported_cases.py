@@ -60,7 +60,8 @@ def test_dirichlet_data_longer_than_muparser_takes_are_solved(tmp_path: Path) ->
 #: working imported cases with every expression forced into a chain: time (heat, 3-D with z;
 #: wave), u in place of time (a reaction), vector data (elasticity, Stokes), the negated Laplacian
 #: (biharmonic), transport (convection-diffusion); cells across and time steps kept coarse
-CHAINED = [("heat", "heat_3d_basic_decay", 6, 4), ("reaction_diffusion", "reaction_diffusion_rd_circle_logistic", 12, 4),
+CHAINED = [("heat", "heat_3d_basic_decay", 6, 4),
+           ("reaction_diffusion", "reaction_diffusion_rd_circle_logistic", 12, 4),
            ("wave", "wave_annulus_trig", 10, 4), ("linear_elasticity", "linear_elasticity_le_exp_annulus_trig", 10, 0),
            ("stokes", "stokes_test_circle_unit", 10, 0), ("biharmonic", "biharmonic_circle_test_v1", 10, 0),
            ("convection_diffusion", "convection_diffusion_cd_circle_basic_diffdom", 10, 0)]
