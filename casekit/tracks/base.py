@@ -76,6 +76,9 @@ _NOT_CODE = ("__pycache__", ".pyc")
 #: battery (trusted in-process code scored at a build's trial, whose rules change by audits of the
 #: committed records, not by rebuilding every calibration -- adding eigen_terms staled every track)
 _NOT_SOLVES = ("baselines",)
+#: casekit's shared solver code, hashed into every track's code (a module attribute: tests point it
+#: at a copy)
+SHARED_SOLVERS = Path(__file__).resolve().parent.parent / "solvers"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -125,11 +128,11 @@ class Track(ABC):
         (guide, scaffold) never invalidates a build."""
         import hashlib
 
-        from casekit.solvers.bundle import runtime_files
+        from casekit.solvers import bundle
 
         digest = hashlib.sha256()
         own = self.directory()
-        shared = Path(__file__).resolve().parent.parent / "solvers"
+        shared = SHARED_SOLVERS
         parts = [(own, own / part) for part in SOLVER_PARTS] + [(shared, shared)]
         for root, part in parts:
             files = [part] if part.is_file() else sorted(part.rglob("*")) if part.is_dir() else []
@@ -138,7 +141,7 @@ class Track(ABC):
                     continue
                 if f.is_file() and not any(x in f.parts or f.suffix == x for x in _NOT_CODE):
                     digest.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes() + b"\0")
-        for name, data in runtime_files():
+        for name, data in bundle.runtime_files():
             if any(name.startswith(f"casekit/solvers/{part}/") for part in _NOT_SOLVES):
                 continue  # carried by every bundle (the baselines run as submissions), run by no solve
             digest.update(name.encode() + b"\0" + data + b"\0")
