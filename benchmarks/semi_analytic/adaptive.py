@@ -13,15 +13,6 @@ import harness
 MAXCOL = 1400
 
 
-class TO(Exception):
-    pass
-
-
-def h(*a):
-    raise TO()
-
-
-signal.signal(signal.SIGALRM, h)
 fam_filter = sys.argv[2].split(",") if len(sys.argv) > 2 else None
 rows = {}
 for f in glob.glob("colloc_results*.jsonl"):
@@ -52,7 +43,7 @@ with open(sys.argv[1], "a") as fh:
                     best = cand
                 if info["resid"] < 1e-8:
                     break
-        except TO:
+        except harness.Timeout:
             pass
         finally:
             signal.alarm(0)

@@ -92,7 +92,7 @@ class Problem:
         keys = [keys[i] for i in used]
         syms = [syms[i] for i in used]
         grads = [[sp.diff(e, s) for s in syms] for e in es]
-        args = [*list(COORDS[:self.dim]), T, *list(NSYM[:self.dim]), *syms]
+        args = [*list(COORDS[: self.dim]), T, *list(NSYM[: self.dim]), *syms]
         fval = sp.lambdify(args, es, "numpy")
         fgrad = sp.lambdify(args, [g for row in grads for g in row], "numpy")
         return fval, fgrad, keys, len(es)
@@ -107,7 +107,7 @@ class Problem:
                 lower = list(alpha)
                 lower[k] -= 1
                 e = sp.diff(self.qderiv(qi, tuple(lower))[0], self.vars[k])
-            self._qd[key] = (e, sp.lambdify([*list(COORDS[:self.dim]), T], e, "numpy"))
+            self._qd[key] = (e, sp.lambdify([*list(COORDS[: self.dim]), T], e, "numpy"))
         return self._qd[key]
 
     def basis(self, pts, t, alpha):

@@ -3,12 +3,14 @@
 import glob
 import json
 import os
+import signal
 from pathlib import Path
 
 import numpy as np
 
 from casekit.scoring import metrics
 from casekit.scoring.artifacts import output_names
+from casekit.solvers.baselines import output_arrays
 from casekit.solvers.baselines.view import AgentView
 
 ROOT = os.environ.get(
@@ -64,15 +66,19 @@ def reference(c):
 
 
 def to_arrays(view, values):
-    """values (N,) or (N,k) at grid points -> output arrays like casekit.solvers.baselines.arrays."""
-    values = np.asarray(values, dtype=float)
-    comps = view.components
-    if comps:
-        v2 = values if values.ndim == 2 else np.repeat(values[:, None], len(comps), axis=1)
-        cols = {c: v2[:, i] for i, c in enumerate(comps)}
-    else:
-        cols = {"u": np.linalg.norm(values, axis=1) if values.ndim == 2 else values}
-    return {n: np.where(view.inside, col, np.nan).reshape(view.grid.shape) for n, col in cols.items()}
+    """values (N,) or (N,k) at grid points -> output arrays, as casekit's baselines make them."""
+    return output_arrays(view, values)
+
+
+class Timeout(Exception):
+    """A record's attack ran past its alarm (``signal.alarm``)."""
+
+
+def _alarm(*_):
+    raise Timeout()
+
+
+signal.signal(signal.SIGALRM, _alarm)
 
 
 def score(view, values, ref, mask):

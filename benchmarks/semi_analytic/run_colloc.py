@@ -15,16 +15,6 @@ shard, nshard = (int(x) for x in (sys.argv[4] if len(sys.argv) > 4 else "0/1").s
 MAXCOL = 900
 
 
-class TO(Exception):
-    pass
-
-
-def handler(*a):
-    raise TO()
-
-
-signal.signal(signal.SIGALRM, handler)
-
 done = set()
 try:
     with open(out.rsplit(".", 1)[0].split(".shard")[0] + ".jsonl") as lines:
@@ -65,7 +55,7 @@ with open(out, "a") as fh:
             vals = p.values()
             e = harness.score(p.view, vals, ref, mask)
             row.update(err=e, ratio=e / c["tau"], info=info)
-        except TO:
+        except harness.Timeout:
             row.update(err=None, error="timeout")
         except Exception as exc:
             row.update(err=None, error=f"{type(exc).__name__}: {str(exc)[:200]}")

@@ -60,6 +60,13 @@ def arrays(kind: str, case_spec: dict[str, Any]) -> dict[str, np.ndarray]:
     view = AgentView(case_spec)
     with np.errstate(all="ignore"):
         values = np.asarray(inverter.values(view), dtype=float)
+    return output_arrays(view, values)
+
+
+def output_arrays(view: AgentView, values: np.ndarray) -> dict[str, np.ndarray]:
+    """Values of the leading unknown at every grid point, (N,) or (N, k), as the output arrays on
+    the evaluation grid (a magnitude from components; NaN outside the domain)."""
+    values = np.asarray(values, dtype=float)
     comps = view.components
     if comps:
         v2 = values if values.ndim == 2 else np.repeat(values[:, None], len(comps), axis=1)
