@@ -61,16 +61,8 @@ def magnitude_components(solution: Any, kind: str, t: float, points: np.ndarray,
     check's fit per component (``casekit.validate.span``); None for any other output."""
     if kind != "magnitude":
         return None
-    from casekit import leak
-
-    flat = np.ravel(mask)
-    values = leak.evaluate(solution, points[flat], t, dim)
-    out = {}
-    for i in range(values.shape[1]):
-        full = np.full(flat.size, np.nan)
-        full[flat] = values[:, i]
-        out[f"c{i}"] = full.reshape(mask.shape)
-    return out
+    names = [f"c{i}" for i in range(len(solution))]
+    return exact_arrays({}, solution, "components", names, t, points, mask, dim)
 
 
 def target_errors(spec: dict[str, Any], values: dict[str, float], mask: np.ndarray,
