@@ -60,13 +60,6 @@ class Execution:
         return statistics.median(times) if times and len(times) == len(self.runs) and self.ok else None
 
     @property
-    def cpu_runtime(self) -> float | None:
-        """The median CPU time of the runs' timed regions (None unless :attr:`runtime` is known and
-        the runner accounted CPU time for every run)."""
-        cpu = [r.solve_cpu_seconds for r in self.runs if r.solve_cpu_seconds is not None]
-        return statistics.median(cpu) if self.runtime is not None and len(cpu) == len(self.runs) else None
-
-    @property
     def slowest(self) -> float | None:
         """The slowest run: what the evaluator's runtime gate takes (no run may buy time for
         another, the way no run may be inaccurate)."""
