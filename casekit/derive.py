@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
+from casekit import derive_support as support
 from casekit import leak
 from casekit.derive_noise import (
     print_sampler,
@@ -60,7 +61,7 @@ class BoundaryData:
     value: Any = None  # sympy scalar or tuple
     alpha: float | None = None
     laplacian: Any = None
-    method: str = "given"  # "projection", "lift", "given" (typed by the author), "periodic"
+    method: str = "given"  # "projection", "warp", "outside" (casekit.expr.support), "given" (typed), "periodic"
 
 
 @dataclass
@@ -231,6 +232,8 @@ class _Deriver:
             solution = {k: snap_expr(v) for k, v in solution.items()}
         output = self.output(family)
         grid = self.grid(domain)
+        if solution is not None:
+            self.support(solution, domain)
         if self.problems or output is None or grid is None:
             return None
         typed: list[str] = []
@@ -345,6 +348,16 @@ class _Deriver:
                 out[u.name] = v
         return out
 
+    def support(self, solution: dict[str, Any], domain: Domain) -> None:
+        """A support factor (``casekit.expr.support``) of the accepted form, on a ball inside the
+        domain clear of its boundary: the boundary data are then made without it."""
+        try:
+            factor = support.factor_of(solution)
+            if factor is not None:
+                support.check_inside(factor, domain)
+        except CasekitError as exc:
+            self.fail("/manufactured_solution", exc.message, exc.valid, check="support")
+
     def output(self, family: Family) -> Output | None:
         try:
             return family.output(self.src.output.field)
@@ -390,7 +403,11 @@ class _Deriver:
             self.fail("/pde/forcing", "a case without a manufactured solution must give its forcing",
                       check="reference")
             return None
-        return family.operator(solution, params, dim, transient)
+        try:
+            return support.through(family.operator, solution, params, dim, transient)
+        except CasekitError as exc:
+            self.fail("/manufactured_solution", exc.message, exc.valid, check="support")
+            return None
 
     def initial(self, family: Family, solution: dict | None, dim: int, transient: bool,
                 variables: list[str], typed: list[str]) -> dict[str, Any] | None:
@@ -503,14 +520,18 @@ class _Deriver:
         return BoundaryData(tag, spec.kind, value, spec.alpha, lap_v, "given")
 
     def derived_bc(self, d: Derived, tag: str, spec: Any, carriers: list, normal: Any) -> BoundaryData:
-        sol, family, dim = d.solution, d.family, d.dim
-        assert sol is not None
+        family, dim = d.family, d.dim
+        assert d.solution is not None
+        # a support factor is zero, with its derivatives, near every boundary part (self.support)
+        sol = {k: support.outside(v) for k, v in d.solution.items()}
+        plain = sol != d.solution  # the data without the support's part are not the solution anywhere inside it
         main = family.unknowns[0].name
         if spec.kind == "dirichlet":
-            value, method = _dirichlet(d, sol[main], carriers)
+            value, method = _dirichlet(d, sol[main], carriers, compare_to=d.solution[main],
+                                       kind=d.output.kind, plain=plain)
             lap_v = None
             if "laplacian" in family.dirichlet_extra:
-                lap_v, _ = _dirichlet(d, lap(sol[main], dim), carriers, compare_to=sol[main])
+                lap_v, _ = _dirichlet(d, lap(sol[main], dim), carriers, compare_to=d.solution[main], plain=plain)
             return BoundaryData(tag, "dirichlet", value, None, lap_v, method)
         flux = family.flux(sol, d.params, normal, dim)  # type: ignore[misc]
         if spec.kind == "robin":
@@ -519,7 +540,8 @@ class _Deriver:
             return BoundaryData(tag, spec.kind, _restrict(flux, carriers[0].projection()), spec.alpha, None,
                                 "projection")
         # a curved part: the data composed with the part's warp (same values on the part)
-        warp = _warp(d, carriers, sol[main], d.output.kind if family.unknowns[0].name == d.output.of else "scalar")
+        warp = _warp(d, carriers, d.solution[main],
+                     d.output.kind if family.unknowns[0].name == d.output.of else "scalar")
         return BoundaryData(tag, spec.kind, _restrict(flux, warp), spec.alpha, None, "warp")
 
     def check_well_posed(self, d: Derived, out: list[BoundaryData]) -> None:
@@ -530,10 +552,15 @@ class _Deriver:
 
 
 # --------------------------------------------------------------------------- helpers
-def _dirichlet(d: Derived, u: Any, carriers: list, compare_to: Any = None) -> tuple[Any, str]:
-    """Leak-free Dirichlet data for ``u`` on a tag (see the module docstring)."""
+def _dirichlet(d: Derived, u: Any, carriers: list, compare_to: Any = None, kind: str = "scalar",
+               plain: bool = False) -> tuple[Any, str]:
+    """Leak-free Dirichlet data for ``u`` on a tag (see the module docstring), kept at least
+    LIFT_GAP from ``compare_to`` (default ``u``, compared as an output of ``kind``) inside the domain.
+    ``plain``: ``u`` as it is when it is that far already (a solution's part outside its support,
+    ``casekit.expr.support``: what is left to find is the support's part, which no datum shows)."""
     target = u if compare_to is None else compare_to
-    kind = d.output.kind if compare_to is None else "scalar"
+    if plain and leak.min_gap(leak.gaps(u, target, kind, d.interior_points, d.t_out, d.dim)) >= LIFT_GAP:
+        return u, "outside"
     if len(carriers) == 1 and isinstance(carriers[0], LineCarrier):
         g = _restrict(u, carriers[0].projection())
         if leak.min_gap(leak.gaps(g, target, kind, d.interior_points, d.t_out, d.dim)) >= LIFT_GAP:
@@ -588,7 +615,7 @@ def tidy(e: Any, what: str = "a derived expression") -> Any:
     # products expanded (exp(a + b) and log(a*b) kept whole): an unexpanded product can spell out
     # the hidden solution (the convective term (u . grad) u of Navier-Stokes carried the velocity
     # verbatim; the validator's leak.text check); refused before expanding when too large
-    e = size.expand(e, what)
+    e = support.expand(e, lambda part: size.expand(part, what))
     # a time-dependent expression is never factored: a common time factor pulled out ((...)*exp(-5*t))
     # prints the time behaviour apart from the spatial shape, more than the derivation requires
     return e if T in e.free_symbols else sp.factor_terms(e)

@@ -128,6 +128,8 @@ class Family:
     #: the lowest element degree a calibration of the family can run at (a Taylor-Hood pair's
     #: pressure is one degree below its velocity: degree 1 would ask for a P0 continuous space)
     min_degree: int = 1
+    #: the highest order of the spatial derivatives of the leading unknown in the PDE (4: biharmonic)
+    spatial_order: int = 2
 
     def math_types(self, transient: bool) -> list[str]:
         if transient and self.transient_math_type:

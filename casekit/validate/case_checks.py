@@ -22,6 +22,7 @@ import numpy as np
 import sympy as sp
 
 from casekit import derive_noise, leak
+from casekit import derive_support as support
 from casekit.domains.geometry import BOUNDARY_TOL
 from casekit.errors import CasekitError, Problem
 from casekit.expr import COORDS, T, as_expr, exact, hygiene
@@ -243,7 +244,7 @@ def traction_inflow_check(view: CaseView, s: Settings) -> list[Problem]:
 def residual(view: CaseView, s: Settings) -> list[Problem]:
     if view.solution is None:
         return []
-    expected = view.family.operator(view.solution, view.params, view.dim, view.transient)
+    expected = support.through(view.family.operator, view.solution, view.params, view.dim, view.transient)
     stated = {k: view.expr(v) for k, v in view.spec["pde"].get("forcing", {}).items()}
     problems: list[Problem] = []
     pts = view.sample_points(200)
@@ -307,9 +308,9 @@ def boundary_data(view: CaseView, s: Settings) -> list[Problem]:
             if kind == "dirichlet":
                 expected.append(("value", main))
                 if "laplacian" in entry:
-                    expected.append(("laplacian", lap(main, view.dim)))
+                    expected.append(("laplacian", support.through(lambda u: lap(u, view.dim), main)))
             elif len(carriers) == 1 and fam.flux is not None:
-                flux = fam.flux(sol, view.params, carriers[0].normal_expr(), view.dim)
+                flux = support.through(fam.flux, sol, view.params, carriers[0].normal_expr(), view.dim)
                 if kind == "robin":
                     flux = flux + sp.Rational(repr(float(entry["alpha"]))) * main
                 expected.append(("value", flux))

@@ -5,6 +5,7 @@ from casekit.families.calculus import lap
 
 register(Family(
     name="biharmonic",
+    spatial_order=4,
     title="Biharmonic equation",
     math_type=("elliptic",),
     unknowns=(Unknown("u", doc="the scalar solution"),),
