@@ -125,11 +125,13 @@ def design_levels(family: Family, given: Mapping[str, str]) -> dict[str, str]:
 
 def build_source(family_name: str, domain_name: str, levels: Mapping[str, str], seed: int,
                  case_id: str | None = None, salt: bytes | None = None,
-                 targets: Sequence[str] = ()) -> dict[str, Any]:
+                 targets: Sequence[str] = (), manufactured: bool = False) -> dict[str, Any]:
     """A complete case source dict (not yet validated) for one design point.  With a secret
     ``salt`` (``casekit.ids``) the random draws and the public id are keyed by it; ``targets``
     (kinds of ``casekit.targets``) adds one target value of each kind, and the case then lists
-    only the tracks that compute them."""
+    only the tracks that compute them.  ``manufactured``: a manufactured solution even where a case
+    gets a numerical reference (:func:`numerical_reference_needed`) -- for a solver's convergence
+    study, which needs the exact solution; validation refuses such a source as a case."""
     family = FAMILIES.get(family_name)
     levels = design_levels(family, levels)
     domain = resolve(domain_name)
@@ -144,7 +146,11 @@ def build_source(family_name: str, domain_name: str, levels: Mapping[str, str], 
     transient = family.transient and (not family.steady_allowed or "time" in recipe)
     time = _time(recipe, ctx) if transient else None
     mode = _value(recipe.get("bc", "dirichlet"), ctx)
-    if family.traction_inflow_limit is None:
+    numerical = not manufactured and numerical_reference_needed(family, params, time is not None)
+    if numerical:  # no manufactured solution: its forcing would print the answer (NUMERICAL_REACTION_DEGREE)
+        boundary = assign_boundary(family, domain, mode, rng)
+        solution = None
+    elif family.traction_inflow_limit is None:
         # the boundary first: where values are given the bubble vanishes, where fluxes are, its slope too
         boundary = assign_boundary(family, domain, mode, rng)
         solution = _solution(family, recipe, ctx, time, boundary)
@@ -171,6 +177,15 @@ def build_source(family_name: str, domain_name: str, levels: Mapping[str, str], 
         "tags": [f"domain:{domain_name}", *(f"{k}:{v}" for k, v in levels.items())],
         "tracks": [t for t, track in TRACKS.items() if track.supports(family.name, domain_name)],
     }
+    if numerical:
+        assert time is not None
+        drawn = numerical_data(ctx, boundary, time)
+        del source["manufactured_solution"]
+        source["pde"]["forcing"] = drawn["forcing"]
+        source["initial"] = drawn["initial"]
+        source["boundary"] = drawn["boundary"]
+        source["calibration"]["scheme"] = REFERENCE_SCHEME
+        source["reference"] = numerical_levels(source["calibration"])
     if targets:
         source["targets"] = draw_targets(source, domain, targets, rng)
         kinds = set(targets)
@@ -182,6 +197,95 @@ def build_source(family_name: str, domain_name: str, levels: Mapping[str, str], 
     if not source["tracks"]:
         raise CasekitError(f"no registered track supports {family.name} on {domain_name}")
     return source
+
+
+#: the time scheme of a parabolic case's reference levels (a family first order in time: heat,
+#: convection-diffusion, Burgers, reaction-diffusion -- the paper gives reaction-diffusion a math
+#: type of its own, but its time operator is parabolic: its no-exact references stepped with backward
+#: Euler at a quarter of the record's step and took over 600 s per level) and of its calibration when
+#: the anchor's oracle steps with backward Euler: second order and damping (Crank-Nicolson keeps the rough,
+#: high-frequency part of initial data alive step after step -- heat_no_exact_high_freq_initial's
+#: Crank-Nicolson reference gave e_base 1.4 -- and backward Euler at the record's step misses a
+#: decaying mode by tens of percent: heat_no_exact's oracle, dt 0.02, e_base 0.37)
+REFERENCE_SCHEME = "bdf2"
+
+#: the calibration refinements a transient numerical reference leaves room for in time: a build
+#: refines a calibration too coarse for the case's gates (casekit.build.pipeline.refine halves the
+#: step) only while its reference level L1 stays finer, so L1 steps at most the calibration's step
+#: over 2^(ROOM + 1).  With L1 at half the step no refinement was possible: heat_no_exact, BDF2 at the
+#: record's step 0.02, has e_base 0.10 against a limit of 0.05 (time error: one halving takes it to
+#: about 0.025), and four no-exact heat records fell 1.2-3.5 x short of the span margin.  Two
+#: halvings cost the reference four times the steps of one (2-D heat: seconds; reaction-diffusion:
+#: about 4 minutes a level); the space has room already (a P2 reference level against a P1
+#: calibration is finer at the same cells across).  Parabolic families only: a wave's levels keep L1 at
+#: half the step (its Newmark calibration was not short of room, and at room 2 one annulus reference
+#: level, wave_annulus_source_sin's L2, ran past 9 CPU minutes)
+TIME_ROOM = 2
+
+#: the lowest degree of a polynomial reaction whose transient manufactured cases are answered without
+#: solving: the forcing's group of a mode's time factor to the n-th power is c_n times the mode's shape
+#: to the n-th power, and its n-th root is the shape at every point (the reaction_powers inverter read
+#: 20 PDEAgent-Bench reaction-diffusion siblings within 1e-4).  Any finite sum of modes has such a
+#: group -- the top power of its time factors -- so these cases are drawn with a numerical reference
+NUMERICAL_REACTION_DEGREE = 2
+
+
+def numerical_reference_needed(family: Family, params: Mapping[str, Any], transient: bool) -> bool:
+    """Whether a case of ``family`` with these parameters is drawn with a numerical reference
+    (:data:`NUMERICAL_REACTION_DEGREE`): transient, with a polynomial reaction of degree two or more."""
+    from casekit.expr import param_symbol
+
+    reaction = next((p for p in family.params if p.kind == "reaction"), None)
+    if not transient or reaction is None or params.get(reaction.name) is None:
+        return False
+    u = param_symbol(family.unknowns[0].name)
+    r = parse(str(params[reaction.name]), params=tuple(x.name for x in family.unknowns))
+    try:
+        return sp.Poly(r, u).degree() >= NUMERICAL_REACTION_DEGREE
+    except sp.PolynomialError:
+        return True  # a reaction that is no polynomial in u is nonlinear too
+
+
+def numerical_data(ctx: BuildContext, boundary: Mapping[str, Any], time: Mapping[str, Any]) -> dict[str, Any]:
+    """Forcing, initial data and boundary values of a case with a numerical reference: a source of two
+    Gaussian bumps inside the domain pulsing in time, initial data a bump on a ball inside the domain
+    (:func:`ball_factor`, zero near every part), and zero boundary data -- nothing of the answer is
+    printed, only a solve gives it."""
+    c = cat.Context(ctx.dim, ctx.domain.bbox(), (), ctx.rng,
+                    depth=lambda p: np.where(ctx.domain.inside(p), ctx.domain.geometry.distance(p), -1.0))
+    span = float(time["t_end"]) - float(time["t0"])
+    bumps = []
+    for _ in range(2):
+        centre = c.interior_point(ctx.rng)
+        width = cat.num(ctx.rng.uniform(0.08, 0.16) * ctx.size, 2)
+        r2 = sp.Add(*((x - sp.Rational(repr(v))) ** 2 for x, v in zip(COORDS, centre, strict=False)))
+        bumps.append(cat.num(ctx.rng.uniform(2.0, 5.0), 2) * sp.exp(-r2 / width**2))
+    rate = cat.num(ctx.rng.uniform(1.5, 3.0) * math.pi / span, 3)
+    pulse = 1 + cat.num(ctx.rng.uniform(0.3, 0.6), 2) * sp.sin(rate * T)
+    initial = cat.num(ctx.rng.uniform(0.3, 0.8), 2) * ball_factor(ctx)
+    values: dict[str, Any] = {}
+    for tag, b in boundary.items():
+        kind = _kind(b)
+        values[tag] = b if kind == "periodic" else {**({} if isinstance(b, str) else b), "kind": kind, "value": "0"}
+    lead = ctx.family.unknowns[0].name
+    return {"forcing": {"f": to_text(pulse * sp.Add(*bumps))}, "initial": {lead: to_text(initial)},
+            "boundary": values}
+
+
+def numerical_levels(calibration: Mapping[str, Any]) -> dict[str, Any]:
+    """The two refinement levels of a drawn case's numerical reference, both stepping with
+    REFERENCE_SCHEME, L1 at the calibration's step over 2^(TIME_ROOM + 1) and L2 at half that.  In
+    space a P1 calibration's L1 is P2 on its own cells and L2 P2 on a quarter more (the degree does the
+    refining: the star records' calibrations run 297 cells across, and P2 at twice that is 1.4 million
+    unknowns a step); a P2 calibration's levels are P2 on half as many cells again and on twice."""
+    from casekit.solvers.settings import SolveSettings
+
+    n = int(calibration.get("cells_across") or SolveSettings().cells_across)
+    degree = int(calibration.get("degree") or 1)
+    cells = (n, math.ceil(1.25 * n)) if degree == 1 else (math.ceil(1.5 * n), 2 * n)
+    dt = float(calibration["dt"]) / 2 ** (TIME_ROOM + 1)
+    return {"levels": [{"cells_across": c, "degree": max(2, degree), "dt": float(f"{step:.6g}"),
+                        "scheme": REFERENCE_SCHEME} for c, step in zip(cells, (dt, dt / 2), strict=True)]}
 
 
 def draw_targets(source: dict[str, Any], domain: Domain, kinds: Sequence[str], rng: np.random.Generator

@@ -8,7 +8,10 @@ output, solve settings -- and draws a new manufactured solution with the builder
 vanishes on the boundary, several time modes of different shapes and rates), with a seed derived
 from the record's id, of the record's own character where the family draws that character
 (smooth, polynomial, peak, front or layer, oscillatory).  Forcing, boundary and initial data are
-then derived from it like those of any manufactured case.
+then derived from it like those of any manufactured case.  A record of a transient polynomial
+reaction gets a numerical sibling instead (every manufactured one is answered from its forcing:
+``casekit.authoring.builder.NUMERICAL_REACTION_DEGREE``): its problem with a drawn source and a
+numerical reference.
 """
 
 from __future__ import annotations
@@ -21,7 +24,15 @@ from typing import Any
 
 import sympy as sp
 
-from casekit.authoring.builder import draw_solution, merge
+from casekit.authoring.builder import (
+    REFERENCE_SCHEME,
+    BuildContext,
+    draw_solution,
+    merge,
+    numerical_data,
+    numerical_levels,
+    numerical_reference_needed,
+)
 from casekit.domains import resolve
 from casekit.errors import CasekitError
 from casekit.expr import COORDS, parse
@@ -415,9 +426,11 @@ def sibling(source: Mapping[str, Any], anchor: str, attempt: int = 0, key: bytes
     domain = resolve(source["domain"]["template"], source["domain"].get("params"))
     time = source.get("pde", {}).get("time")
     window = (float(time["t0"]), float(time["t_end"])) if time else None
+    rng = np.random.default_rng(sibling_seed(anchor, attempt, key))
+    if numerical_reference_needed(family, source["pde"].get("params") or {}, window is not None):
+        return _numerical_sibling(source, family, domain, rng)
     rec = draw_recipe(source, attempt)
     calibration = rec.pop(CALIBRATION_KEY, None)
-    rng = np.random.default_rng(sibling_seed(anchor, attempt, key))
     drawn_time = None if window is None else {"t0": window[0], "t_end": window[1], **{
         k: rec["time"][k] for k in ("factor", "rate")}}
     out = copy.deepcopy(dict(source))
@@ -433,6 +446,35 @@ def sibling(source: Mapping[str, Any], anchor: str, attempt: int = 0, key: bytes
         if isinstance(entry, dict) and ("value" in entry or "laplacian" in entry):
             kept = {k: v for k, v in entry.items() if k not in ("value", "laplacian")}
             out["boundary"][tag] = kept if set(kept) != {"kind"} else kept["kind"]
+    return out
+
+
+def _numerical_sibling(source: Mapping[str, Any], family: Family, domain: Any, rng: Any) -> dict[str, Any]:
+    """The sibling of a record whose every manufactured sibling would be answered without solving
+    (``casekit.authoring.builder.NUMERICAL_REACTION_DEGREE``: a transient polynomial reaction): the
+    same problem with a drawn source, initial data and zero boundary values
+    (:func:`casekit.authoring.builder.numerical_data`), and a numerical reference whose levels refine
+    the record's calibration (:func:`casekit.authoring.builder.numerical_levels`), stepping with
+    BDF2."""
+    out = copy.deepcopy(dict(source))
+    time = out["pde"]["time"]
+    for name in ("manufactured_solution", "initial", "reference"):
+        out.pop(name, None)
+    calibration = dict(out.get("calibration") or {})
+    step = calibration.get("dt") or time.get("dt")
+    if step is None:
+        raise CasekitError("a numerical sibling needs a time step: the case gives neither pde.time.dt nor "
+                           "calibration.dt")
+    calibration.update({"dt": step, "scheme": REFERENCE_SCHEME})
+    kinds = {tag: (b if isinstance(b, str) else {k: v for k, v in b.items() if k not in ("value", "laplacian")})
+             for tag, b in (out.get("boundary") or {}).items()}
+    drawn = numerical_data(BuildContext(family, domain, rng, dict(out["pde"].get("params") or {})), kinds,
+                           {"t0": time["t0"], "t_end": time["t_end"]})
+    out["pde"]["forcing"] = drawn["forcing"]
+    out["initial"] = drawn["initial"]
+    out["boundary"] = drawn["boundary"]
+    out["calibration"] = calibration
+    out["reference"] = numerical_levels(calibration)
     return out
 
 

@@ -243,7 +243,7 @@ def test_derived_reaction_terms_keep_their_unknown() -> None:
     from casekit.model.source import load_source_dict
 
     path = ROOT / "cases" / "reaction_diffusion" / \
-        "reaction_diffusion_unit_square_cubic_stiff_transient_robin_s1009_r2.yaml"
+        "reaction_diffusion_multi_hole_logistic_stiff_steady_robin_s1007.yaml"
     assert check_source(load_source_dict(path), path) == []
 
 

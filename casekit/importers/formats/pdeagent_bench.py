@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+# the reference levels' time scheme and room: one rule for imported and authored numerical references
+from casekit.authoring.builder import REFERENCE_SCHEME, TIME_ROOM
 from casekit.domains import resolve
 from casekit.errors import CasekitError
 from casekit.families import FAMILIES
@@ -630,28 +632,6 @@ def _calibration(oc: dict[str, Any], diameter: float, out: Imported, time: dict[
     return res
 
 
-#: the time scheme of a parabolic case's reference levels (a family first order in time: heat,
-#: convection-diffusion, Burgers, reaction-diffusion -- the paper gives reaction-diffusion a math
-#: type of its own, but its time operator is parabolic: its no-exact references stepped with backward
-#: Euler at a quarter of the record's step and took over 600 s per level) and of its calibration when
-#: the anchor's oracle steps with backward Euler: second order and damping (Crank-Nicolson keeps the rough,
-#: high-frequency part of initial data alive step after step -- heat_no_exact_high_freq_initial's
-#: Crank-Nicolson reference gave e_base 1.4 -- and backward Euler at the record's step misses a
-#: decaying mode by tens of percent: heat_no_exact's oracle, dt 0.02, e_base 0.37)
-REFERENCE_SCHEME = "bdf2"
-
-#: the calibration refinements a transient numerical reference leaves room for in time: a build
-#: refines a calibration too coarse for the case's gates (casekit.build.pipeline.refine halves the
-#: step) only while its reference level L1 stays finer, so L1 steps at most the calibration's step
-#: over 2^(ROOM + 1).  With L1 at half the step no refinement was possible: heat_no_exact, BDF2 at the
-#: record's step 0.02, has e_base 0.10 against a limit of 0.05 (time error: one halving takes it to
-#: about 0.025), and four no-exact heat records fell 1.2-3.5 x short of the span margin.  Two
-#: halvings cost the reference four times the steps of one (2-D heat: seconds; reaction-diffusion:
-#: about 4 minutes a level); the space has room already (a P2 reference level against a P1
-#: calibration is finer at the same cells across).  Parabolic families only: a wave's levels keep L1 at
-#: half the step (its Newmark calibration was not short of room, and at room 2 one annulus reference
-#: level, wave_annulus_source_sin's L2, ran past 9 CPU minutes)
-TIME_ROOM = 2
 
 
 def _reference(cfg: dict[str, Any], calibration: dict[str, Any], diameter: float, out: Imported,
