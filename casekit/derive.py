@@ -61,7 +61,7 @@ class BoundaryData:
     value: Any = None  # sympy scalar or tuple
     alpha: float | None = None
     laplacian: Any = None
-    method: str = "given"  # "projection", "warp", "outside" (casekit.expr.support), "given" (typed), "periodic"
+    method: str = "given"  # "projection", "warp", "given" (typed by the author), "periodic"
 
 
 @dataclass
@@ -523,15 +523,16 @@ class _Deriver:
         family, dim = d.family, d.dim
         assert d.solution is not None
         # a support factor is zero, with its derivatives, near every boundary part (self.support)
+        # composed with the part's warp like any datum: printed as it is, the rest of the solution would
+        # hand an agent everything but the support's part, and that is one operator application away
+        # (u = datum + A max(0, g)**k, A fitted: 2.7e-16 on a Helmholtz gear)
         sol = {k: support.outside(v) for k, v in d.solution.items()}
-        plain = sol != d.solution  # the data without the support's part are not the solution anywhere inside it
         main = family.unknowns[0].name
         if spec.kind == "dirichlet":
-            value, method = _dirichlet(d, sol[main], carriers, compare_to=d.solution[main],
-                                       kind=d.output.kind, plain=plain)
+            value, method = _dirichlet(d, sol[main], carriers, compare_to=d.solution[main], kind=d.output.kind)
             lap_v = None
             if "laplacian" in family.dirichlet_extra:
-                lap_v, _ = _dirichlet(d, lap(sol[main], dim), carriers, compare_to=d.solution[main], plain=plain)
+                lap_v, _ = _dirichlet(d, lap(sol[main], dim), carriers, compare_to=d.solution[main])
             return BoundaryData(tag, "dirichlet", value, None, lap_v, method)
         flux = family.flux(sol, d.params, normal, dim)  # type: ignore[misc]
         if spec.kind == "robin":
@@ -552,15 +553,11 @@ class _Deriver:
 
 
 # --------------------------------------------------------------------------- helpers
-def _dirichlet(d: Derived, u: Any, carriers: list, compare_to: Any = None, kind: str = "scalar",
-               plain: bool = False) -> tuple[Any, str]:
+def _dirichlet(d: Derived, u: Any, carriers: list, compare_to: Any = None, kind: str = "scalar"
+               ) -> tuple[Any, str]:
     """Leak-free Dirichlet data for ``u`` on a tag (see the module docstring), kept at least
-    LIFT_GAP from ``compare_to`` (default ``u``, compared as an output of ``kind``) inside the domain.
-    ``plain``: ``u`` as it is when it is that far already (a solution's part outside its support,
-    ``casekit.expr.support``: what is left to find is the support's part, which no datum shows)."""
+    LIFT_GAP from ``compare_to`` (default ``u``, compared as an output of ``kind``) inside the domain."""
     target = u if compare_to is None else compare_to
-    if plain and leak.min_gap(leak.gaps(u, target, kind, d.interior_points, d.t_out, d.dim)) >= LIFT_GAP:
-        return u, "outside"
     if len(carriers) == 1 and isinstance(carriers[0], LineCarrier):
         g = _restrict(u, carriers[0].projection())
         if leak.min_gap(leak.gaps(g, target, kind, d.interior_points, d.t_out, d.dim)) >= LIFT_GAP:

@@ -17,8 +17,9 @@ Derived data must still be printable and hide the solution:
   forcing written as a polynomial *in* the factor would give the part away: for a cubic reaction
   the coefficient of its highest power is the part cubed).  A power too low for the operator's
   order (m = 0: a datum that jumps across the sphere) is refused.
-* :func:`outside` is a field where the factor is zero: what every boundary datum is made from,
-  once :func:`check_inside` has confirmed the ball lies inside the domain, clear of its boundary.
+* :func:`outside` is a field where the factor is zero: what every boundary datum is made from
+  (composed with its part's warp, as every datum is), once :func:`check_inside` has confirmed the
+  ball lies inside the domain, clear of its boundary.
 
 sympy differentiates ``max`` into ``Heaviside`` and ``DiracDelta``, which neither the grammar
 nor the tracks know: :func:`through` never lets them appear.

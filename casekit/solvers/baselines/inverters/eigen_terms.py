@@ -102,7 +102,9 @@ def _eigen_sum(view: AgentView) -> Any:
         if g.is_number:
             continue
         try:  # a term the operator or the evaluator cannot take is no eigenfunction
-            image = operator(g)
+            # a support factor max(0, g) differentiates into DiracDelta: zero at every sample point off
+            # the sphere where it starts (casekit.derive_support)
+            image = operator(g).replace(lambda a: isinstance(a, sp.DiracDelta), lambda a: sp.Integer(0))
             with np.errstate(all="ignore"):
                 gv = np.broadcast_to(to_numpy(g, view.dim)(pts, 0.0), (len(pts),)).astype(float)
                 lv = np.broadcast_to(to_numpy(image, view.dim)(pts, 0.0), (len(pts),)).astype(float)
