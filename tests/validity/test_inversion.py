@@ -328,3 +328,12 @@ def test_a_transient_polynomial_reaction_is_drawn_with_a_numerical_reference() -
         [n, -(-5 * n // 4)] if degree == 1 else [-(-3 * n // 2), 2 * n])
     assert all(level["degree"] >= max(2, degree) for level in source["reference"]["levels"])
     assert all(b == "periodic" or b["value"] == "0" for b in source["boundary"].values())
+
+
+def test_reaction_powers_divides_by_a_leading_coefficient_that_varies_in_space() -> None:
+    """R(u) = (1 + x) u**3 - u: the cos**3 group is (1 + x) S**3, read back point by point."""
+    source = {**REACTION, "pde": {**REACTION["pde"], "params": {"epsilon": 0.1, "reaction": "(1 + x)*u**3 - u"}},
+              "manufactured_solution": {"u": "cos(4*t)*(sin(pi*x)*cos(y) + x + 1/2) + sin(4*t)*3*x*y*(1 - x)*(1 - y)"}}
+    spec, ref, mask = _reference(source)
+    assert applicable("reaction_powers", spec)
+    assert metrics.rel_l2(arrays("reaction_powers", spec), ref, mask) < 1e-3

@@ -29,12 +29,12 @@ MAX_TERMS = 6000
 MAX_MODES = 4
 
 
-def _reaction(view: AgentView) -> tuple[int, list[float]] | None:
-    """Degree and coefficients (c_0 .. c_n) of the printed reaction, None without a polynomial one
-    of degree two or more."""
+def _reaction(view: AgentView) -> tuple[int, Any] | None:
+    """Degree and leading coefficient (an expression of the coordinates: a reaction may vary in
+    space) of the printed reaction, None without a polynomial one of degree two or more in u."""
     import sympy as sp
 
-    from casekit.expr import as_expr, param_symbol
+    from casekit.expr import COORDS, ExpressionError, as_expr, param_symbol
     from casekit.solvers.forms import Scalar, form_of
 
     try:
@@ -45,14 +45,14 @@ def _reaction(view: AgentView) -> tuple[int, list[float]] | None:
     if not isinstance(form, Scalar) or not form.reaction or form.reaction not in params:
         return None
     u = param_symbol("u")
-    r = as_expr(params[form.reaction], variables=[], params=("u",))
     try:
+        r = as_expr(params[form.reaction], variables=[str(c) for c in COORDS[: view.dim]], params=("u",))
         poly = sp.Poly(r, u)
-    except sp.PolynomialError:
+    except (ExpressionError, sp.PolynomialError):
         return None
-    if poly.degree() < 2 or any(not c.is_number for c in poly.all_coeffs()):
+    if poly.degree() < 2 or poly.LC().has(u):
         return None
-    return poly.degree(), [float(c) for c in reversed(poly.all_coeffs())]
+    return poly.degree(), poly.LC()
 
 
 def _groups(view: AgentView) -> dict[Any, Any] | None:
@@ -123,8 +123,7 @@ def _values(view: AgentView) -> np.ndarray:
     zero = np.zeros(len(view.points))
     if reaction is None or groups is None:
         return zero
-    n, coefficients = reaction
-    lead = coefficients[-1]
+    n, leading = reaction
     modes = _modes(groups, n)
     if not modes or len(modes) > MAX_MODES:
         return zero
@@ -138,7 +137,10 @@ def _values(view: AgentView) -> np.ndarray:
         return float(phi.subs(T, t))
 
     phis = list(modes)
-    powers = np.array([field(modes[phi]) / lead for phi in phis])
+    lead = field(leading)
+    with np.errstate(all="ignore"):
+        powers = np.array([np.where(lead != 0, field(modes[phi]) / np.where(lead != 0, lead, 1.0), 0.0)
+                           for phi in phis])
     if n % 2:
         shapes = np.sign(powers) * np.abs(powers) ** (1.0 / n)
     else:
@@ -146,7 +148,7 @@ def _values(view: AgentView) -> np.ndarray:
     return sum(shapes[i] * at(phi, view.t_end) for i, phi in enumerate(phis))
 
 
-def _signed(view: AgentView, phis: list[Any], sizes: np.ndarray, groups: dict[Any, Any], n: int, lead: float,
+def _signed(view: AgentView, phis: list[Any], sizes: np.ndarray, groups: dict[Any, Any], n: int, lead: np.ndarray,
             field: Any, at: Any) -> np.ndarray:
     """The shapes from their sizes, with the signs (per point) that agree best with the initial data
     and the groups of ``phi_j**(n-1) phi_k``: ``n c_n S_j**(n-1) S_k``."""
@@ -162,8 +164,8 @@ def _signed(view: AgentView, phis: list[Any], sizes: np.ndarray, groups: dict[An
         if cross is None:
             continue
         target = field(cross)
-        model = n * lead * np.einsum("p,n->pn", patterns[:, j] ** (n - 1) * patterns[:, k],
-                                     sizes[j] ** (n - 1) * sizes[k])
+        model = n * lead[None, :] * np.einsum("p,n->pn", patterns[:, j] ** (n - 1) * patterns[:, k],
+                                              sizes[j] ** (n - 1) * sizes[k])
         checks.append((target, model))
     if not checks:
         return sizes
