@@ -33,6 +33,7 @@ from typing import Any
 import sympy as sp
 
 from casekit.errors import CasekitError
+from casekit.expr import size
 from casekit.expr.parser import COORDS
 
 #: the least gap between the support ball and the domain's boundary, a share of the domain's diameter:
@@ -175,7 +176,9 @@ def _split(e: sp.Expr, stand_in: sp.Expr, factor: sp.Max) -> sp.Expr:
     derivatives = {d for d in e.atoms(sp.Derivative) if d.expr == stand_in}
     zero = {**dict.fromkeys(derivatives, sp.S.Zero), stand_in: sp.S.Zero}
     outer = e.xreplace(zero)
-    terms = [t for t in sp.Add.make_args(sp.expand(e)) if t.has(stand_in)]
+    # bounded like every derivation's expansion: a hostile power is refused before sympy runs it
+    terms = [t for t in sp.Add.make_args(size.expand(e, "a datum derived through the support factor"))
+             if t.has(stand_in)]
     lowest = None
     for term in terms:
         power = sp.S.Zero

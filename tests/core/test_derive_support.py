@@ -105,3 +105,11 @@ def test_derived_data_never_show_the_supported_part():
     with pytest.raises(CasekitError, match="not inside domain 'unit_square'") as caught:
         derive(_source(u.replace("(3/10)", "(1/2)")))
     assert caught.value.pointer == "/manufactured_solution"
+
+
+def test_a_hostile_power_behind_the_factor_is_refused_before_expanding() -> None:
+    """The expansion through the factor is bounded like every derivation's: a forcing that would
+    multiply out to millions of terms is one finding on the manufactured solution, not a hang."""
+    with pytest.raises(CasekitError, match="too large"):
+        derive(_source("max(0, 1 - ((x - 1/2)**2 + (y - 1/2)**2)/(3/10)**2)**3"
+                       "*(sin(pi*x) + sin(2*pi*y) + cos(3*pi*x*y) + x**2)**9"))
