@@ -349,7 +349,7 @@ class _Deriver:
         return out
 
     def support(self, solution: dict[str, Any], domain: Domain) -> None:
-        """A support factor (``casekit.expr.support``) of the accepted form, on a ball inside the
+        """A support factor (``casekit.derive_support``) of the accepted form, on a ball inside the
         domain clear of its boundary: the boundary data are then made without it."""
         try:
             factor = support.factor_of(solution)
