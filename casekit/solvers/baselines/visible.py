@@ -144,7 +144,6 @@ def separate(value: Any, dim: int) -> list[tuple[Any, Any]] | None:
     """``value`` as ``[(phi_k(t), c_k(x)), ...]`` with distinct time factors, or None when it is
     too large or not separable (a term that mixes t and x in one factor, as a travelling
     profile ``exp(-(x - t)**2)`` does)."""
-    import sympy as sp
 
     from casekit.expr import T
     from casekit.expr.size import estimate
@@ -152,13 +151,25 @@ def separate(value: Any, dim: int) -> list[tuple[Any, Any]] | None:
     e = _parse(value, dim)
     if e is None or T not in e.free_symbols or estimate(e).too_large:
         return None
+    groups = time_groups(e)
+    return None if groups is None else list(groups.items())
+
+
+def time_groups(e: Any, max_terms: int = MAX_TERMS) -> dict[Any, Any] | None:
+    """A sympy expression of x and t (its expansion already bounded: ``casekit.expr.size``) as
+    {time factor: spatial coefficient}, after expanding products, powers of exp and trigonometric
+    sums; None when it has more than ``max_terms`` terms or a factor mixes t and x."""
+    import sympy as sp
+
+    from casekit.expr import T
+
     e = sp.expand(e.replace(lambda a: isinstance(a, sp.exp), lambda a: sp.exp(sp.expand(a.args[0]))),
                   power_exp=True, log=False)
     e = e.replace(lambda a: isinstance(a, (sp.sin, sp.cos)) and T in a.free_symbols and len(a.free_symbols) > 1,
                   lambda a: sp.expand_trig(a))
     e = sp.expand(e, power_exp=True, log=False)
     terms = sp.Add.make_args(e)
-    if len(terms) > MAX_TERMS:
+    if len(terms) > max_terms:
         return None
     groups: dict[Any, Any] = {}
     for term in terms:
@@ -172,7 +183,7 @@ def separate(value: Any, dim: int) -> list[tuple[Any, Any]] | None:
             else:
                 space *= factor
         groups[time] = groups.get(time, sp.Integer(0)) + space
-    return [(phi, c) for phi, c in groups.items()]
+    return groups
 
 
 def time_coefficients(value: Any, dim: int) -> list[tuple[str, Callable[[np.ndarray], np.ndarray]]]:

@@ -22,6 +22,7 @@ import numpy as np
 
 from casekit.solvers.baselines import Inverter, register
 from casekit.solvers.baselines.view import AgentView
+from casekit.solvers.baselines.visible import time_groups
 
 #: most additive terms of the expanded forcing taken apart
 MAX_TERMS = 6000
@@ -56,42 +57,18 @@ def _reaction(view: AgentView) -> tuple[int, Any] | None:
 
 
 def _groups(view: AgentView) -> dict[Any, Any] | None:
-    """The forcing as {time factor: spatial coefficient} (``visible.separate`` without its size
-    cap, within the expansion bounds of ``casekit.expr.size``), None when it is not separable."""
-    import sympy as sp
-
+    """The forcing as {time factor: spatial coefficient} (``visible.time_groups``; without
+    ``visible.separate``'s cap on the printed size, within the expansion bounds of
+    ``casekit.expr.size``), None when it is not separable."""
     from casekit.expr import COORDS, T, as_expr
-    from casekit.expr.size import TooLarge, expand
+    from casekit.expr.size import estimate
 
     if not isinstance(view.forcing, (str, int, float)):
         return None
     e = as_expr(view.forcing, variables=[*(str(c) for c in COORDS[: view.dim]), "t"])
-    if T not in e.free_symbols:
+    if T not in e.free_symbols or estimate(e).too_large:
         return None
-    e = e.replace(lambda a: isinstance(a, sp.exp), lambda a: sp.exp(sp.expand(a.args[0])))
-    e = e.replace(lambda a: isinstance(a, (sp.sin, sp.cos)) and T in a.free_symbols and len(a.free_symbols) > 1,
-                  lambda a: sp.expand_trig(a))
-    try:
-        e = expand(e, "the forcing")
-    except TooLarge:
-        return None
-    e = sp.expand(e, power_exp=True, log=False)
-    terms = sp.Add.make_args(e)
-    if len(terms) > MAX_TERMS:
-        return None
-    groups: dict[Any, Any] = {}
-    for term in terms:
-        time, space = sp.Integer(1), sp.Integer(1)
-        for factor in sp.Mul.make_args(term):
-            free = factor.free_symbols
-            if T in free and len(free) > 1:
-                return None
-            if T in free:
-                time *= factor
-            else:
-                space *= factor
-        groups[time] = groups.get(time, sp.Integer(0)) + space
-    return groups
+    return time_groups(e, MAX_TERMS)
 
 
 def _modes(groups: dict[Any, Any], n: int) -> dict[Any, Any]:
